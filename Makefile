@@ -1,0 +1,31 @@
+# The two commands of the README: `make run` and `make test`.
+# Both create (or reuse) a local virtualenv in .venv and install the project into it.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.croupier-installed
+OUT    ?= out
+PYTEST_ARGS ?=
+
+.PHONY: run test test-quick bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/croupier run --out $(OUT)
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -n 2 $(PYTEST_ARGS)
+
+test-quick: $(STAMP)
+	$(BIN)/python -m pytest -n 2 -m 'not slow' $(PYTEST_ARGS)
+
+bench: $(STAMP)
+	$(BIN)/python bench/sim_speed.py
+
+clean:
+	rm -rf $(VENV) $(OUT) .pytest_cache

@@ -1,0 +1,145 @@
+"""Device contracts: what the croupier (``hil.controller``) may ask of each device.
+
+One ``typing.Protocol`` per device; the SimPy models in this package implement them, and
+the real-device adapters in ``hil`` (Modbus, serial) implement them too. The bench file
+picks one per device: simulation is another implementation, never an ``if simulate:``.
+
+Conventions shared by every device:
+
+* Commands return a ``simpy.Event`` that succeeds with a frozen result dataclass when the
+  device reports completion. A device that never reports leaves the event untriggered: the
+  controller waits with its own timeout (``event | env.timeout(t)``), never forever.
+* Everything a device reports is also pushed, as it happens, into the ``Telemetry`` sink the
+  bench gave it: ``telemetry(device, kind, payload)``. The sink stamps simulated time and
+  wall-clock ns and appends to the trace. Payloads are JSON-able dicts; ``device_time_s`` in a
+  payload is the device's own clock (for a sim model, ``env.now`` at the moment it happened).
+* Telemetry kinds are fixed strings listed on each Protocol; checks rely on them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Literal, Protocol, runtime_checkable
+
+import simpy
+
+Direction = Literal["cw", "ccw"]
+
+#: ``telemetry(device_name, kind, payload)`` — supplied by the bench, writes to the trace.
+Telemetry = Callable[[str, str, dict[str, Any]], None]
+
+
+# --------------------------------------------------------------------------- money wheel
+@dataclass(frozen=True)
+class WheelInfo:
+    """What the wheel declares about itself (recorded at bench start, kind ``device_info``)."""
+
+    model: str
+    sections: tuple[str, ...]  # spot ids clockwise from section index 0 ("1", "2", ..., "crazy-time")
+    diameter_m: float
+    pegs: int
+
+
+@dataclass(frozen=True)
+class SpinStop:
+    """Result of one spin as the wheel reports it (telemetry kind ``spin_stop``)."""
+
+    spin_id: int
+    section_index: int  # index into WheelInfo.sections of the section under the clapper
+    spot: str  # WheelInfo.sections[section_index]
+    on_peg: bool  # clapper resting on a peg top = between two sections (§ 690.2(d))
+    revolutions: float  # total rotation of the wheel during the spin, in turns
+    direction: Direction
+    duration_s: float  # from spin start to rest
+    pegs_passed: int
+    start_time_s: float  # device clock
+    stop_time_s: float  # device clock
+
+
+@runtime_checkable
+class MoneyWheel(Protocol):
+    """The Crazy Time money wheel with its clapper (§ 690.1, § 690.2).
+
+    Telemetry kinds: ``device_info`` (once, at bench start), ``spin_start``
+    (``spin_id``, ``direction``, ``device_time_s``), ``index_pulse`` (one per turn of the
+    wheel past its index sensor: ``spin_id``, ``count``, ``device_time_s``), ``spin_stop``
+    (the ``SpinStop`` fields).
+    """
+
+    name: str
+
+    def info(self) -> WheelInfo: ...
+
+    def spin(self, direction: Direction) -> simpy.Event:
+        """The dealer pushes the wheel now; the event succeeds with ``SpinStop`` at rest."""
+        ...
+
+
+# --------------------------------------------------------------------------- Top Slot
+@dataclass(frozen=True)
+class TopSlotStop:
+    """Result of one Top Slot spin (telemetry kind ``top_slot_stop``), § 690.3."""
+
+    spin_id: int
+    spot: str  # reel 1: the betting option shown on the payline
+    multiplier: int  # reel 2: the multiplier shown on the payline
+    aligned: bool  # both reels stopped on a symbol on the payline (§ 690.3(c)(1))
+    reel1_steps: int  # symbols each reel travelled during the spin (0 = did not move)
+    reel2_steps: int
+    start_time_s: float
+    stop_time_s: float
+
+
+@runtime_checkable
+class TopSlot(Protocol):
+    """Top Slot multiplier (§ 690.3).
+
+    Telemetry kinds: ``device_info`` (``reel1``, ``reel2``), ``top_slot_start``
+    (``spin_id``, ``device_time_s``), ``top_slot_stop`` (the ``TopSlotStop`` fields).
+    """
+
+    name: str
+
+    def spin(self) -> simpy.Event:
+        """Commanded now (together with the wheel); succeeds with ``TopSlotStop``."""
+        ...
+
+
+# --------------------------------------------------------------------------- wagering device
+@dataclass(frozen=True)
+class PressAnswer:
+    """A seat's wager press and the device's answer (telemetry kind ``press``)."""
+
+    press_id: int
+    seat: int
+    spot: str
+    stake_cents: int
+    accepted: bool
+    device_time_s: float  # when the press reached the device (its timestamp)
+    answer_time_s: float  # when the device answered
+    reason: str | None  # why rejected: "locked_out", "betting_closed", "invalid_seat", ...
+
+
+@runtime_checkable
+class WageringDevice(Protocol):
+    """Per-seat wagering buttons / bet terminals with the dealer's lock-out.
+
+    Telemetry kinds: ``device_info`` (``seats``), ``betting_open`` (``device_time_s``),
+    ``lockout_command`` (``device_time_s`` the command reached the device), ``press`` (the
+    ``PressAnswer`` fields). The moment the lock-out *takes effect* inside the device is not
+    observable on a real device and is not reported: the rig measures it from presses.
+    """
+
+    name: str
+
+    def open_betting(self) -> None:
+        """Re-enable wagering for a new round."""
+        ...
+
+    def lock_out(self) -> None:
+        """The dealer's lock-out command, sent now; takes effect after the device's latency."""
+        ...
+
+    def press(self, seat: int, spot: str, stake_cents: int) -> simpy.Event:
+        """A seat presses now to wager; succeeds with ``PressAnswer``."""
+        ...

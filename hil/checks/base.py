@@ -1,0 +1,217 @@
+"""What a check is, and the per-round view of the trace that the checks share.
+
+A check reads only the trace. It sees round 0 (the bench set-up: what each device declared),
+then every round in order, and finally gives a verdict with its measurements (value, unit,
+bracket) and findings a lab can act on (round, sequence number, what was expected, what was
+seen). Checks keep running accumulators, not the whole trace: a 10^6-round trace is checked
+in constant memory.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+from hil.trace import Event
+
+Verdict = Literal["pass", "fail", "indeterminate"]
+MAX_FINDINGS = 25
+
+
+@dataclass(frozen=True)
+class Measurement:
+    name: str
+    value: float | int | None
+    unit: str
+    bracket: tuple[float, float] | None = None
+    limit: str | None = None  # the limit the value is judged against, in words ("<= 0.010 s")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "value": self.value, "unit": self.unit,
+                "bracket": list(self.bracket) if self.bracket else None, "limit": self.limit}
+
+
+@dataclass(frozen=True)
+class Finding:
+    round: int
+    seq: int | None
+    message: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"round": self.round, "seq": self.seq, "message": self.message}
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    id: str
+    section: str
+    title: str
+    regulation: str
+    verdict: Verdict
+    summary: str
+    measurements: tuple[Measurement, ...]
+    findings: tuple[Finding, ...]
+    findings_total: int
+    rounds_examined: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "section": self.section, "title": self.title, "regulation": self.regulation,
+            "verdict": self.verdict, "summary": self.summary,
+            "measurements": [m.to_json() for m in self.measurements],
+            "findings": [f.to_json() for f in self.findings], "findings_total": self.findings_total,
+            "rounds_examined": self.rounds_examined,
+        }
+
+
+@dataclass(frozen=True)
+class CheckConfig:
+    """Limits the scenario sets for the checks."""
+
+    lockout_budget_s: float = 0.010
+    top_slot_start_tolerance_s: float = 0.100
+    chi2_alpha: float = 0.01
+    chi2_min_spins: int = 1_000
+
+
+# ------------------------------------------------------------------------- the round view
+@dataclass
+class Attempt:
+    """One push of the wheel and its concurrent Top Slot spin, as the trace shows them."""
+
+    command: Event
+    wheel_start: Event | None = None
+    wheel_stop: Event | None = None
+    pulses: list[Event] = field(default_factory=list)
+    top_start: Event | None = None
+    top_stop: Event | None = None
+    outcome: Event | None = None  # croupier spin_valid / spin_void
+
+    @property
+    def valid(self) -> bool:
+        return self.outcome is not None and self.outcome.kind == "spin_valid"
+
+
+@dataclass
+class RoundView:
+    n: int
+    events: list[Event]
+    no_more_bets: Event | None = None
+    lockout_command: Event | None = None
+    presses: list[Event] = field(default_factory=list)
+    attempts: list[Attempt] = field(default_factory=list)
+    collects: list[Event] = field(default_factory=list)
+    pays: list[Event] = field(default_factory=list)
+    refunds: list[Event] = field(default_factory=list)
+    end: Event | None = None
+
+    @classmethod
+    def of(cls, n: int, events: list[Event]) -> RoundView:
+        rv = cls(n, events)
+        cur: Attempt | None = None
+        for ev in events:
+            k = ev.kind
+            if ev.device == "croupier":
+                if k == "spin_command":
+                    cur = Attempt(ev)
+                    rv.attempts.append(cur)
+                elif k in ("spin_valid", "spin_void") and cur is not None:
+                    cur.outcome = ev
+                elif k == "no_more_bets":
+                    rv.no_more_bets = rv.no_more_bets or ev
+                elif k == "collect":
+                    rv.collects.append(ev)
+                elif k == "pay":
+                    rv.pays.append(ev)
+                elif k == "refund":
+                    rv.refunds.append(ev)
+                elif k == "round_end":
+                    rv.end = ev
+            elif k == "press":
+                rv.presses.append(ev)
+            elif k == "lockout_command":
+                rv.lockout_command = rv.lockout_command or ev
+            elif cur is not None:
+                if k == "spin_start":
+                    cur.wheel_start = ev
+                elif k == "spin_stop":
+                    cur.wheel_stop = ev
+                elif k == "index_pulse":
+                    cur.pulses.append(ev)
+                elif k == "top_slot_start":
+                    cur.top_start = ev
+                elif k == "top_slot_stop":
+                    cur.top_stop = ev
+        return rv
+
+    @property
+    def settled(self) -> bool:
+        return self.end is not None and not self.end.payload.get("void", False)
+
+    @property
+    def valid_attempt(self) -> Attempt | None:
+        for a in self.attempts:
+            if a.valid:
+                return a
+        return None
+
+
+@dataclass
+class BenchView:
+    """Round 0: what the devices declared."""
+
+    info: dict[str, dict[str, Any]] = field(default_factory=dict)  # device -> device_info payload
+    params: dict[str, Any] = field(default_factory=dict)
+    rules: dict[str, Any] | None = None  # the Rules Submission in force
+
+    @classmethod
+    def of(cls, events: list[Event]) -> BenchView:
+        bv = cls()
+        for ev in events:
+            if ev.kind == "device_info":
+                bv.info[ev.device] = ev.payload
+            elif ev.kind == "bench":
+                bv.params = ev.payload.get("params", {})
+            elif ev.kind == "rules":
+                bv.rules = ev.payload
+        return bv
+
+
+class Check:
+    """Base class: subclasses set ``id``, ``section``, ``title`` and a docstring in the
+    regulation's words, and implement ``observe``/``verdict``."""
+
+    id: ClassVar[str]
+    section: ClassVar[str]
+    title: ClassVar[str]
+
+    def __init__(self, config: CheckConfig) -> None:
+        self.config = config
+        self.bench = BenchView()
+        self.rounds = 0
+        self._findings: list[Finding] = []
+        self._findings_total = 0
+
+    def setup(self, bench: BenchView) -> None:
+        self.bench = bench
+
+    def observe(self, rv: RoundView) -> None:
+        raise NotImplementedError
+
+    def verdict(self) -> tuple[Verdict, str, list[Measurement]]:
+        raise NotImplementedError
+
+    def finding(self, rnd: int, ev: Event | None, message: str) -> None:
+        self._findings_total += 1
+        if len(self._findings) < MAX_FINDINGS:
+            self._findings.append(Finding(rnd, ev.seq if ev else None, message))
+
+    @property
+    def failed(self) -> bool:
+        return self._findings_total > 0
+
+    def result(self) -> CheckResult:
+        verdict, summary, measurements = self.verdict()
+        regulation = " ".join((self.__doc__ or "").split())
+        return CheckResult(self.id, self.section, self.title, regulation, verdict, summary,
+                           tuple(measurements), tuple(self._findings), self._findings_total, self.rounds)

@@ -1,0 +1,492 @@
+"""Crazy Time checks (58 Pa. Code §§ 690.1–690.4). Each reads only the trace.
+
+Each check's docstring quotes the regulation it verifies; its ``section`` cites it.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections import Counter
+from fractions import Fraction
+
+from scipy import stats
+
+from hil.checks.base import BenchView, Check, Measurement, RoundView, Verdict
+from rules.crazy_time import BASE_ODDS, Spot, TopSlotOutcome, Wager, layout_deviations, settle
+from rules.submission import RulesSubmission
+
+MIN_REVOLUTIONS = 3
+
+
+def _t(ev) -> float:
+    """The device's own timestamp of an event (falls back to the rig's simulated time)."""
+    return float(ev.payload.get("device_time_s", ev.sim_time))
+
+
+class Layout(Check):
+    """§ 690.1(a)–(b): "Crazy Time gaming shall be conducted at a circular wheel at least 5 feet
+    in diameter. The rim of the wheel must be divided into 54 equally spaced sections with 21
+    sections containing the number 1, 13 … 2, 7 … 5, 4 … 10, 4 … Coin Flip, 2 … Cash Hunt,
+    2 … Pachinko and 1 … Crazy Time World", "arranged clockwise around the rim of the wheel in
+    the following order: 1, 2, 5, 1, 2, Pachinko, …, Crazy Time World"."""
+
+    id = "CT-690.1-layout"
+    section = "§ 690.1(a)–(b)"
+    title = "Wheel diameter, section counts and clockwise order"
+
+    def setup(self, bench: BenchView) -> None:
+        super().setup(bench)
+        self.info = bench.info.get("wheel")
+        if self.info:
+            for msg in layout_deviations(self.info["sections"], self.info["diameter_m"]):
+                self.finding(0, None, msg)
+
+    def observe(self, rv: RoundView) -> None:
+        self.rounds += 1
+
+    def verdict(self):
+        if not self.info:
+            return "indeterminate", "the wheel declared no layout (no device_info in round 0)", []
+        m = [Measurement("diameter", self.info["diameter_m"], "m", limit=">= 1.524 m (5 ft)"),
+             Measurement("sections", len(self.info["sections"]), "sections", limit="== 54")]
+        if self.failed:
+            return "fail", f"{self._findings_total} deviation(s) from § 690.1(a)–(b)", m
+        return "pass", "54 sections in the regulation's clockwise order; diameter >= 5 ft", m
+
+
+class NoMoreBets(Check):
+    """§ 690.2(a): "Prior to the spinning of the Crazy Time wheel, the dealer shall announce
+    'no more bets.'" """
+
+    id = "CT-690.2a-no-more-bets"
+    section = "§ 690.2(a)"
+    title = '"No more bets" announced before every spin'
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.margins: list[float] = []
+
+    def observe(self, rv: RoundView) -> None:
+        self.rounds += 1
+        for a in rv.attempts:
+            push = a.wheel_start or a.command
+            nmb = rv.no_more_bets
+            if nmb is None or nmb.seq > push.seq:
+                seen = f"announced at t={nmb.sim_time:.3f} s" if nmb else "never announced"
+                self.finding(rv.n, push, f"wheel spun at t={push.sim_time:.3f} s; 'no more bets' {seen}")
+            else:
+                self.margins.append(push.sim_time - nmb.sim_time)
+
+    def verdict(self):
+        m = [Measurement("spins_checked", len(self.margins) + self._findings_total, "spins"),
+             Measurement("min_announcement_lead", min(self.margins) if self.margins else None, "s",
+                         limit="> 0 s before the push")]
+        if self.failed:
+            return "fail", f"{self._findings_total} spin(s) without a prior 'no more bets'", m
+        if not self.margins:
+            return "indeterminate", "no spins in the trace", m
+        return "pass", "'no more bets' preceded every spin", m
+
+
+class ThreeRevolutions(Check):
+    """§ 690.2(b): "The Crazy Time wheel shall be spun by the dealer in either direction and must
+    complete at least three revolutions to constitute a valid spin."
+
+    Evidence: the wheel's index-sensor pulses (one per turn) and its reported revolutions; a
+    rotation of R turns passes the index floor(R) or floor(R)+1 times."""
+
+    id = "CT-690.2b-three-revolutions"
+    section = "§ 690.2(b)"
+    title = "Every settled spin completed at least three revolutions"
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.revs: list[float] = []
+        self.short_voided = 0
+        self.directions: Counter[str] = Counter()
+
+    def observe(self, rv: RoundView) -> None:
+        self.rounds += 1
+        for a in rv.attempts:
+            if a.outcome is not None and a.outcome.payload.get("reason") == "under_three_revolutions":
+                self.short_voided += 1
+        a = rv.valid_attempt
+        if a is None:
+            if rv.attempts and rv.end is not None and all(
+                    x.outcome is not None and x.outcome.payload.get("reason") == "under_three_revolutions"
+                    for x in rv.attempts):
+                self.finding(rv.n, rv.end, f"no valid spin within {len(rv.attempts)} attempts: "
+                             "every push completed fewer than 3 revolutions")
+            return
+        if a.wheel_stop is None:
+            return  # result evidence is CT-690.2c's to judge
+        revs = float(a.wheel_stop.payload["revolutions"])
+        pulses = len(a.pulses)
+        self.directions[a.wheel_stop.payload.get("direction", "?")] += 1
+        if revs < MIN_REVOLUTIONS:
+            self.finding(rv.n, a.wheel_stop, f"settled a spin of {revs:.2f} revolutions (< 3)")
+        if pulses < MIN_REVOLUTIONS:
+            self.finding(rv.n, a.wheel_stop, f"index sensor counted {pulses} revolution(s) (< 3) "
+                         f"for a settled spin reported as {revs:.2f}")
+        elif pulses not in (math.floor(revs), math.floor(revs) + 1):
+            self.finding(rv.n, a.wheel_stop, f"index pulses {pulses} disagree with reported "
+                         f"revolutions {revs:.2f} (expected {math.floor(revs)} or {math.floor(revs) + 1})")
+        self.revs.append(revs)
+
+    def verdict(self):
+        m = [Measurement("settled_spins", len(self.revs), "spins"),
+             Measurement("min_revolutions", min(self.revs) if self.revs else None, "rev", limit=">= 3 rev"),
+             Measurement("mean_revolutions", statistics.fmean(self.revs) if self.revs else None, "rev"),
+             Measurement("short_spins_voided", self.short_voided, "spins"),
+             Measurement("spins_cw", self.directions["cw"], "spins"),
+             Measurement("spins_ccw", self.directions["ccw"], "spins")]
+        if self.failed:
+            return "fail", f"{self._findings_total} spin(s) without 3 verified revolutions", m
+        if not self.revs:
+            return "indeterminate", "no settled spins", m
+        return "pass", f"{len(self.revs)} settled spins, each >= 3 revolutions by index sensor", m
+
+
+class ResultEvidence(Check):
+    """§ 690.2(c): "A wager shall be settled in accordance with the wager's position on the
+    layout when the clapper comes to rest in a section of the wheel."
+
+    Every push has the wheel's start and rest report; a settled result is the section the
+    clapper rests in, as the wheel reported it and as its declared layout names it."""
+
+    id = "CT-690.2c-result-evidence"
+    section = "§ 690.2(c)"
+    title = "Each result rests on complete wheel telemetry"
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.spins = 0
+
+    def observe(self, rv: RoundView) -> None:
+        self.rounds += 1
+        layout = (self.bench.info.get("wheel") or {}).get("sections")
+        for a in rv.attempts:
+            self.spins += 1
+            if a.wheel_start is None:
+                self.finding(rv.n, a.command, "push without a spin_start report from the wheel")
+            if a.wheel_stop is None:
+                self.finding(rv.n, a.outcome or a.command, "spin without a rest report (spin_stop) from the wheel")
+        a = rv.valid_attempt
+        if a is None or a.wheel_stop is None or not rv.settled:
+            return
+        stop = a.wheel_stop.payload
+        result = rv.end.payload.get("result")
+        if layout and layout[stop["section_index"]] != stop["spot"]:
+            self.finding(rv.n, a.wheel_stop, f"section {stop['section_index']} is {layout[stop['section_index']]!r} "
+                         f"in the declared layout but the wheel reported {stop['spot']!r}")
+        if result != stop["spot"]:
+            self.finding(rv.n, rv.end, f"settled on {result!r} but the clapper rested on {stop['spot']!r}")
+
+    def verdict(self):
+        m = [Measurement("spins", self.spins, "spins")]
+        if self.failed:
+            return "fail", f"{self._findings_total} gap(s) in the result evidence", m
+        if not self.spins:
+            return "indeterminate", "no spins in the trace", m
+        return "pass", "every spin reported start and rest; results match the wheel", m
+
+
+class BetweenSections(Check):
+    """§ 690.2(d): "If the clapper comes to rest between two numbers or symbols upon completion
+    of the spin of the wheel, the spin shall be void and the dealer shall respin the wheel." """
+
+    id = "CT-690.2d-between-sections"
+    section = "§ 690.2(d)"
+    title = "A clapper resting between sections voids the spin; it is respun, never settled"
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.spins = 0
+        self.on_peg = 0
+        self.respun = 0
+
+    def observe(self, rv: RoundView) -> None:
+        self.rounds += 1
+        for i, a in enumerate(rv.attempts):
+            self.spins += 1
+            if a.wheel_stop is None or not a.wheel_stop.payload.get("on_peg"):
+                continue
+            self.on_peg += 1
+            if a.valid:
+                self.finding(rv.n, a.outcome, f"spin {i + 1} rested between two sections and was settled")
+            elif a.outcome is None or a.outcome.kind != "spin_void":
+                self.finding(rv.n, a.wheel_stop, f"spin {i + 1} rested between two sections; not declared void")
+            elif i + 1 < len(rv.attempts):
+                self.respun += 1
+            elif not (rv.end and rv.end.payload.get("void")):
+                self.finding(rv.n, a.outcome, f"void spin {i + 1} was not respun")
+
+    def verdict(self):
+        m = [Measurement("spins", self.spins, "spins"),
+             Measurement("between_sections", self.on_peg, "spins"),
+             Measurement("between_sections_rate", self.on_peg / self.spins if self.spins else None, "1"),
+             Measurement("respun", self.respun, "spins")]
+        if self.failed:
+            return "fail", f"{self._findings_total} between-sections spin(s) mishandled", m
+        if not self.spins:
+            return "indeterminate", "no spins in the trace", m
+        return "pass", f"{self.on_peg} between-sections spin(s), each void and respun", m
+
+
+class TopSlotCheck(Check):
+    """§ 690.3(c): "The Top Slot multiplier shall be spun during each round of Crazy Time. The Top
+    Slot multiplier spin shall commence concurrently with the spinning of the Crazy Time wheel
+    … (1) If the first reel (betting option) and second reel (multiplier) align, then the
+    multiplier shown shall be applied to the betting option shown. (2) If [they] do not align …
+    then no Top Slot multiplier shall be applied." """
+
+    id = "CT-690.3-top-slot"
+    section = "§ 690.3(c)"
+    title = "Top Slot spun with every spin, concurrently, applied only when aligned"
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.offsets: list[float] = []
+        self.aligned = 0
+        self.settled = 0
+
+    def observe(self, rv: RoundView) -> None:
+        self.rounds += 1
+        tol = self.config.top_slot_start_tolerance_s
+        for a in rv.attempts:
+            if a.top_start is None or a.top_stop is None:
+                self.finding(rv.n, a.command, "Top Slot not spun (no start/stop report) with this spin")
+                continue
+            if a.wheel_start is not None:
+                off = _t(a.top_start) - _t(a.wheel_start)
+                self.offsets.append(off)
+                if abs(off) > tol:
+                    self.finding(rv.n, a.top_start, f"Top Slot started {off * 1e3:+.1f} ms from the wheel "
+                                 f"(tolerance ±{tol * 1e3:.1f} ms)")
+            stop = a.top_stop.payload
+            stuck = [r for r in (1, 2) if stop.get(f"reel{r}_steps", 0) <= 0]
+            if stuck:
+                self.finding(rv.n, a.top_stop, f"reel(s) {stuck} did not move during the spin")
+        a = rv.valid_attempt
+        if not rv.settled or a is None or a.top_stop is None:
+            return
+        self.settled += 1
+        top = a.top_stop.payload
+        self.aligned += bool(top["aligned"])
+        outcome = TopSlotOutcome(Spot(top["spot"]), int(top["multiplier"]), bool(top["aligned"]))
+        for pay in rv.pays:
+            spot = Spot(pay.payload["spot"])
+            base = BASE_ODDS[spot].ratio
+            expected = base * outcome.multiplier_for(spot)
+            paid = Fraction(pay.payload["odds_ratio"])
+            if paid != expected:
+                why = (f"reels aligned on {top['spot']} ×{top['multiplier']}" if top["aligned"]
+                       else "reels not aligned")
+                self.finding(rv.n, pay, f"wager {pay.payload['wager_id']} on {spot} paid at {paid} to 1; "
+                             f"expected {expected} to 1 ({why})")
+
+    def verdict(self):
+        worst = max(self.offsets, key=abs) if self.offsets else None
+        m = [Measurement("start_offset_worst", worst, "s",
+                         limit=f"|offset| <= {self.config.top_slot_start_tolerance_s} s"),
+             Measurement("rounds_settled", self.settled, "rounds"),
+             Measurement("aligned_rate", self.aligned / self.settled if self.settled else None, "1")]
+        if self.failed:
+            return "fail", f"{self._findings_total} Top Slot deviation(s)", m
+        if not self.offsets:
+            return "indeterminate", "no Top Slot spins in the trace", m
+        return "pass", "Top Slot spun with every push, concurrently, applied only when aligned", m
+
+
+class SettlementCheck(Check):
+    """§ 690.2(e)–(f), § 690.4: "the dealer shall first collect all losing wagers and then pay off
+    all winning wagers in accordance with § 690.4 (relating to payout odds)"; for a bonus game
+    symbol "the dealer shall first collect all losing wagers … then … pay off all winning
+    wagers"; § 690.4(a) paytable, (c) Top Slot multiplier applied to the winning odds.
+
+    The expected settlement is recomputed from the trace alone: the wagers the wagering device
+    accepted, the section the clapper rested in, the Top Slot shown, the Rules Submission."""
+
+    id = "CT-690.2e-settlement"
+    section = "§ 690.2(e)–(f), § 690.4"
+    title = "Losing wagers collected first, then winners paid the § 690.4 odds"
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.rules: RulesSubmission | None = None
+        self.wagers = self.paid = self.collected = self.provisional = self.settled = 0
+
+    def setup(self, bench: BenchView) -> None:
+        super().setup(bench)
+        if bench.rules is not None:
+            self.rules = RulesSubmission.model_validate(bench.rules)
+
+    def observe(self, rv: RoundView) -> None:
+        self.rounds += 1
+        accepted = {f"{rv.n}-{p.payload['press_id']}": p for p in rv.presses if p.payload["accepted"]}
+        settled_ids = [e.payload["wager_id"] for e in rv.collects + rv.pays + rv.refunds]
+        for wid in settled_ids:
+            if wid not in accepted:
+                self.finding(rv.n, None, f"wager {wid} settled but the wagering device never accepted it")
+        missing = sorted(set(accepted) - set(settled_ids))
+        if rv.end is not None and missing:
+            self.finding(rv.n, rv.end, f"accepted wager(s) {missing[:5]} never settled")
+        if rv.end is None or not rv.settled:
+            return
+        self.settled += 1
+        if rv.collects and rv.pays and max(e.seq for e in rv.collects) > min(e.seq for e in rv.pays):
+            self.finding(rv.n, rv.pays[0], "a winning wager was paid before all losing wagers were collected")
+        a = rv.valid_attempt
+        if a is None or a.top_stop is None or a.wheel_stop is None or self.rules is None:
+            self.finding(rv.n, rv.end, "settled without a valid spin, Top Slot result or Rules Submission on record")
+            return
+        top = a.top_stop.payload
+        wagers = [Wager(wid, p.payload["seat"], Spot(p.payload["spot"]), p.payload["stake_cents"])
+                  for wid, p in accepted.items()]
+        expected = settle(wagers, Spot(a.wheel_stop.payload["spot"]),
+                          TopSlotOutcome(Spot(top["spot"]), int(top["multiplier"]), bool(top["aligned"])),
+                          self.rules.limits.max_payout_per_round_cents)
+        exp_collect = {c.wager_id: c.stake_cents for c in expected.collections}
+        got_collect = {e.payload["wager_id"]: e.payload["stake_cents"] for e in rv.collects}
+        if exp_collect != got_collect:
+            self.finding(rv.n, rv.collects[0] if rv.collects else rv.end,
+                         f"collections {sorted(got_collect)} differ from the losing wagers {sorted(exp_collect)}")
+        exp_pay = {p.wager_id: p.win_cents for p in expected.payments}
+        for e in rv.pays:
+            wid, win = e.payload["wager_id"], e.payload["win_cents"]
+            if exp_pay.get(wid) != win:
+                self.finding(rv.n, e, f"wager {wid}: paid {win} cents, § 690.4 odds give {exp_pay.get(wid)} cents")
+        if set(exp_pay) != {e.payload["wager_id"] for e in rv.pays}:
+            self.finding(rv.n, rv.end, "the set of paid wagers differs from the winning wagers")
+        self.wagers += len(wagers)
+        self.collected += sum(exp_collect.values())
+        self.paid += sum(e.payload["win_cents"] for e in rv.pays)
+        self.provisional += any(e.payload.get("provisional") for e in rv.pays)
+
+    def verdict(self):
+        m = [Measurement("rounds_settled", self.settled, "rounds"),
+             Measurement("wagers_settled", self.wagers, "wagers"),
+             Measurement("collected", self.collected, "cents"),
+             Measurement("paid", self.paid, "cents"),
+             Measurement("rounds_with_provisional_bonus_odds", self.provisional, "rounds")]
+        if self.failed:
+            return "fail", f"{self._findings_total} settlement deviation(s)", m
+        if not self.settled:
+            return "indeterminate", "no settled rounds", m
+        note = (f"; {self.provisional} bonus round(s) settled at PROVISIONAL § 690.4(a) odds × Top Slot "
+                "(bonus games not yet implemented)" if self.provisional else "")
+        return "pass", "every round collected losers first and paid § 690.4 odds" + note, m
+
+
+class Lockout(Check):
+    """§ 690.2(a) with the wagering device's lock-out: after the dealer announces "no more bets"
+    and presses lock-out, no wager may be recognised once the lock-out took effect, and the
+    device must take effect within the scenario's latency budget.
+
+    The latency of each round is bracketed by the rig's probe presses: the last accepted and
+    the first rejected press after the command."""
+
+    id = "CT-lockout"
+    section = "§ 690.2(a)"
+    title = "No wager recognised after the lock-out; latency within budget"
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.lower: list[float] = []
+        self.upper: list[float] = []
+        self.straddle = 0
+        self.rejected_late = 0
+
+    def observe(self, rv: RoundView) -> None:
+        self.rounds += 1
+        cmd = rv.lockout_command
+        if cmd is None:
+            return
+        t_cmd = _t(cmd)
+        budget = self.config.lockout_budget_s
+        after = sorted(((_t(p) - t_cmd, p) for p in rv.presses if _t(p) >= t_cmd), key=lambda x: x[0])
+        if not after:
+            return
+        accepted = [(o, p) for o, p in after if p.payload["accepted"]]
+        rejected = [(o, p) for o, p in after if not p.payload["accepted"] and p.payload.get("reason") == "locked_out"]
+        self.rejected_late += len(rejected)
+        lo = max((o for o, _ in accepted), default=0.0)
+        hi = next((o for o, _ in rejected if o > lo), math.inf)
+        for o, p in accepted:
+            if o > budget:
+                self.finding(rv.n, p, f"wager recognised {o * 1e3:.3f} ms after the lock-out command "
+                             f"(budget {budget * 1e3:.3f} ms)")
+        if rejected and accepted and max(o for o, _ in accepted) > min(o for o, _ in rejected):
+            self.finding(rv.n, accepted[-1][1], "a press was accepted after an earlier press had been locked out")
+        if math.isinf(hi):
+            self.finding(rv.n, cmd, f"no press was locked out within {after[-1][0] * 1e3:.3f} ms of the command")
+            return
+        self.lower.append(lo)
+        self.upper.append(hi)
+        if lo <= budget < hi:
+            self.straddle += 1
+
+    def verdict(self):
+        budget = self.config.lockout_budget_s
+        m = [Measurement("rounds_bracketed", len(self.upper), "rounds"),
+             Measurement("presses_locked_out", self.rejected_late, "presses")]
+        if self.upper:
+            mids = [(a + b) / 2 for a, b in zip(self.lower, self.upper)]
+            m += [Measurement("lockout_latency_max", (max(self.lower) + max(self.upper)) / 2, "s",
+                              (max(self.lower), max(self.upper)), limit=f"<= {budget} s"),
+                  Measurement("lockout_latency_median", statistics.median(mids), "s",
+                              (statistics.median(self.lower), statistics.median(self.upper))),
+                  Measurement("bracket_width_max", max(b - a for a, b in zip(self.lower, self.upper)), "s")]
+        if self.failed:
+            return "fail", f"{self._findings_total} lock-out violation(s)", m
+        if not self.upper:
+            return "indeterminate", "no presses after a lock-out command: latency not measured", m
+        if self.straddle:
+            return ("indeterminate", f"{self.straddle} round(s) whose latency bracket straddles the "
+                    f"{budget * 1e3:.3f} ms budget: refine the probe step", m)
+        return "pass", f"lock-out took effect within {max(self.upper) * 1e3:.3f} ms in every round", m
+
+
+class SectionUniformity(Check):
+    """§ 690.1(a): "The rim of the wheel must be divided into 54 equally spaced sections" — a
+    fair wheel selects each section with probability 1/54. Pearson's χ² test of the settled
+    sections against the uniform distribution, at the scenario's α."""
+
+    id = "CT-690.1a-section-chi2"
+    section = "§ 690.1(a)"
+    title = "Sections selected uniformly (χ² test)"
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.counts: Counter[int] = Counter()
+
+    def observe(self, rv: RoundView) -> None:
+        self.rounds += 1
+        a = rv.valid_attempt
+        if a is not None and a.wheel_stop is not None:
+            self.counts[int(a.wheel_stop.payload["section_index"])] += 1
+
+    def verdict(self):
+        k = len((self.bench.info.get("wheel") or {}).get("sections", ())) or 54
+        n = sum(self.counts.values())
+        alpha = self.config.chi2_alpha
+        m = [Measurement("spins", n, "spins", limit=f">= {self.config.chi2_min_spins} spins")]
+        if n < self.config.chi2_min_spins:
+            return "indeterminate", f"{n} spins: too few for the χ² test", m
+        observed = [self.counts.get(i, 0) for i in range(k)]
+        chi2, p = stats.chisquare(observed)
+        m += [Measurement("chi2", float(chi2), "1"), Measurement("dof", k - 1, "1"),
+              Measurement("p_value", float(p), "1", limit=f">= {alpha}")]
+        top = max(range(k), key=lambda i: observed[i])
+        if p < alpha:
+            self.finding(0, None, f"χ² = {chi2:.1f} on {k - 1} dof, p = {p:.3g} < α = {alpha}; most frequent "
+                         f"section {top} ({observed[top]} of {n}, expected {n / k:.1f})")
+            return "fail", f"sections not uniform: p = {p:.3g}", m
+        return "pass", f"uniform at α = {alpha}: p = {p:.3g}", m
+
+
+ALL_CHECKS: tuple[type[Check], ...] = (
+    Layout, NoMoreBets, ThreeRevolutions, ResultEvidence, BetweenSections, TopSlotCheck,
+    SettlementCheck, Lockout, SectionUniformity,
+)

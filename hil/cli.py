@@ -1,0 +1,147 @@
+"""``croupier`` — the command line.
+
+    croupier run [PATH ...] [--bench FILE] [--rules FILE] [--seed N] [--out DIR] [--jobs N]
+    croupier rtp crazy-time [--rules FILE] [--json]
+    croupier check TRACE [--budget-s S]
+
+Exit codes of ``run``: 0 every scenario met its expectation, 1 one did not, 2 bad input
+(nothing was run).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import orjson
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from hil.config import ConfigError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
+                  help="Croupier: hardware-in-the-loop test rig for live-casino game devices.")
+err = Console(stderr=True)
+
+BUNDLED_SUITE = Path(__file__).resolve().parents[1] / "scenarios" / "crazy_time"
+EXIT_OK, EXIT_EXPECTATION, EXIT_BAD_INPUT = 0, 1, 2
+
+
+def _bad_input(exc: ConfigError) -> typer.Exit:
+    err.print(f"[red]error:[/] {exc}", highlight=False)
+    err.print("nothing was run", highlight=False)
+    return typer.Exit(EXIT_BAD_INPUT)
+
+
+def _archive_previous(out: Path) -> None:
+    """A run never overwrites an earlier one: its reports and traces move to ``archive/``."""
+    old = [p for p in (out / "report.json", out / "junit.xml", out / "traces") if p.exists()]
+    if not old:
+        return
+    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
+    dest = out / "archive" / stamp
+    dest.mkdir(parents=True)
+    for p in old:
+        shutil.move(str(p), dest / p.name)
+
+
+@app.command()
+def run(
+    paths: Annotated[Optional[list[Path]], typer.Argument(help="scenario files or folders (default: the bundled suite)")] = None,
+    bench: Annotated[Optional[Path], typer.Option(help="bench TOML (default: the embedded simulated bench)")] = None,
+    rules: Annotated[Optional[Path], typer.Option(help="Rules Submission TOML (default: the shipped one)")] = None,
+    seed: Annotated[Optional[int], typer.Option(help="derive every scenario's seed from N")] = None,
+    out: Annotated[Path, typer.Option(help="output folder: report.json, junit.xml, traces/")] = Path("out"),
+    jobs: Annotated[int, typer.Option(help="worker processes (default: all cores)")] = 0,
+) -> None:
+    """Run scenarios on the bench; print a verdict per scenario; write the reports."""
+    from hil.bench import load_bench
+    from hil.report import build_report, print_summary, provenance, write_json, write_junit
+    from hil.runner import load_rules, run_suite
+    from hil.scenario import discover, load_scenario
+
+    started = dt.datetime.now(dt.timezone.utc)
+    try:
+        files = discover(list(paths) if paths else [BUNDLED_SUITE])
+        if not files:
+            raise ConfigError(str(paths or BUNDLED_SUITE), None, "", "no scenario files (*.yaml) found")
+        scenarios = [load_scenario(f) for f in files]
+        loaded_bench = load_bench(bench)
+        loaded_rules = load_rules(rules)
+        names = [s.scenario.name for s in scenarios]
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise ConfigError(scenarios[names.index(dup[0])].path, None, "name", f"duplicate scenario name {dup[0]!r}")
+    except ConfigError as exc:
+        raise _bad_input(exc) from None
+    out.mkdir(parents=True, exist_ok=True)
+    _archive_previous(out)
+    jobs = jobs or min(len(scenarios), os.cpu_count() or 1)
+    results = run_suite(scenarios, loaded_bench, loaded_rules, out, seed, jobs)
+    report = build_report(results, provenance(loaded_bench, loaded_rules, scenarios, seed, started))
+    write_json(report, out / "report.json")
+    write_junit(report, out / "junit.xml")
+    print_summary(report, out)
+    raise typer.Exit(EXIT_OK if all(r["expectation_met"] for r in results) else EXIT_EXPECTATION)
+
+
+@app.command()
+def rtp(
+    game: Annotated[str, typer.Argument(help="crazy-time")],
+    rules: Annotated[Optional[Path], typer.Option(help="Rules Submission TOML")] = None,
+    json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
+) -> None:
+    """Exact return to player per wager under a Rules Submission."""
+    from hil.runner import load_rules
+    from rules.rtp import crazy_time_rtp
+
+    if game != "crazy-time":
+        err.print(f"[red]error:[/] unknown game {game!r} (known: crazy-time)")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    try:
+        loaded = load_rules(rules)
+    except ConfigError as exc:
+        raise _bad_input(exc) from None
+    wagers = crazy_time_rtp(loaded.submission)
+    doc = {"game": game,
+           "rules": {"name": loaded.submission.name, "source": loaded.source, "sha256": loaded.sha256,
+                     "schema": loaded.submission.schema_version},
+           "wagers": [w.to_json() for w in wagers]}
+    if json:
+        sys.stdout.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode() + "\n")
+        return
+    table = Table(title=f"{game}: exact RTP under {loaded.submission.name}")
+    for col in ("wager", "RTP", "exact", "method", "note"):
+        table.add_column(col)
+    for w in wagers:
+        table.add_row(w.wager, f"{float(w.rtp_exact):.4%}", str(w.rtp_exact), w.method,
+                      "PROVISIONAL: bonus game not yet implemented" if w.provisional else "")
+    Console().print(table)
+
+
+@app.command()
+def check(
+    trace: Annotated[Path, typer.Argument(help="a trace .sqlite file written by `croupier run`")],
+    budget_s: Annotated[float, typer.Option(help="lock-out latency budget, s")] = 0.010,
+    top_slot_tolerance_s: Annotated[float, typer.Option(help="Top Slot start tolerance, s")] = 0.100,
+    chi2_alpha: Annotated[float, typer.Option(help="significance level of the χ² test")] = 0.01,
+) -> None:
+    """Re-run the checks on a recorded trace (the trace alone is the evidence)."""
+    from hil.checks import CheckConfig, run_checks
+
+    if not trace.exists():
+        err.print(f"[red]error:[/] {trace}: no such trace")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    results = run_checks(trace, CheckConfig(lockout_budget_s=budget_s, top_slot_start_tolerance_s=top_slot_tolerance_s,
+                                            chi2_alpha=chi2_alpha))
+    sys.stdout.write(orjson.dumps([r.to_json() for r in results], option=orjson.OPT_INDENT_2).decode() + "\n")
+    raise typer.Exit(EXIT_EXPECTATION if any(r.verdict == "fail" for r in results) else EXIT_OK)
+
+
+def main() -> None:
+    app()

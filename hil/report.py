@@ -1,0 +1,175 @@
+"""Reports of a run: ``report.json`` (the lab's record), ``junit.xml`` (CI), a terminal summary.
+
+``report.json``::
+
+    {"report_schema": 1,
+     "provenance": {git SHA and dirty flag, sha256 of bench / scenario / rules files, seeds,
+                    package versions, python, platform, host, command, started/finished (UTC)},
+     "summary": {"scenarios", "expectations_met", "expectations_not_met"},
+     "coverage": {check id: {"section", "failed_as_expected_by": [scenario, ...]}},
+     "scenarios": [{"name", "file", "sha256", "seed", "expectation_met", "expected_failures",
+                    "unexpected_failures", "missed_failures", "stats", "trace", "wall_s",
+                    "checks": [{"id", "section", "title", "regulation", "verdict", "summary",
+                                "measurements": [{"name", "value", "unit", "bracket", "limit"}],
+                                "findings": [{"round", "seq", "message"}], ...}]}]}
+
+Wall-clock fields (``provenance``, ``wall_s``) are the only ones that differ between two runs
+with the same seed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import getpass
+import importlib.metadata
+import platform
+import socket
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import orjson
+from rich.console import Console
+from rich.table import Table
+
+REPORT_SCHEMA = 1
+WALL_CLOCK_FIELDS = ("provenance", "wall_s")
+_PACKAGES = ("croupier", "simpy", "numpy", "scipy", "pydantic", "pyyaml", "orjson", "typer", "rich")
+
+
+def _git(*args: str) -> str | None:
+    root = Path(__file__).resolve().parents[1]
+    try:
+        out = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() if out.returncode == 0 else None
+
+
+def provenance(bench, rules, scenarios, seed_override, started: dt.datetime) -> dict[str, Any]:
+    versions = {}
+    for pkg in _PACKAGES:
+        try:
+            versions[pkg] = importlib.metadata.version(pkg)
+        except importlib.metadata.PackageNotFoundError:
+            versions[pkg] = None
+    dirty = _git("status", "--porcelain", "--untracked-files=no")
+    return {
+        "git_sha": _git("rev-parse", "HEAD"),
+        "git_dirty": bool(dirty) if dirty is not None else None,
+        "bench": {"name": bench.config.name, "source": bench.source, "sha256": _sha(bench.text)},
+        "rules": {"name": rules.submission.name, "source": rules.source, "sha256": rules.sha256},
+        "scenarios": {s.scenario.name: {"file": s.path, "sha256": s.sha256} for s in scenarios},
+        "seed_override": seed_override,
+        "seeds": {s.scenario.name: s.scenario.seed for s in scenarios},
+        "packages": versions,
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "host": socket.gethostname(),
+        "user": getpass.getuser(),
+        "command": sys.argv,
+        "started_utc": started.isoformat(),
+        "finished_utc": dt.datetime.now(dt.timezone.utc).isoformat(),
+    }
+
+
+def _sha(text: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def coverage(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per check: which fault scenarios expected it to fail and saw it fail."""
+    cov: dict[str, Any] = {}
+    for r in results:
+        for c in r["checks"]:
+            entry = cov.setdefault(c["id"], {"section": c["section"], "failed_as_expected_by": []})
+            if c["id"] in r["expected_failures"] and c["verdict"] == "fail":
+                entry["failed_as_expected_by"].append(r["name"])
+    return cov
+
+
+def build_report(results: list[dict[str, Any]], prov: dict[str, Any]) -> dict[str, Any]:
+    met = sum(r["expectation_met"] for r in results)
+    return {
+        "report_schema": REPORT_SCHEMA,
+        "provenance": prov,
+        "summary": {"scenarios": len(results), "expectations_met": met, "expectations_not_met": len(results) - met},
+        "coverage": coverage(results),
+        "scenarios": results,
+    }
+
+
+def write_json(report: dict[str, Any], path: Path) -> None:
+    path.write_bytes(orjson.dumps(report, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
+
+
+def write_junit(report: dict[str, Any], path: Path) -> None:
+    """One testsuite per scenario, one testcase per check; a testcase fails when the check's
+    verdict does not meet the scenario's expectation (a fault scenario's expected FAIL passes)."""
+    suites = ET.Element("testsuites", name="croupier")
+    for r in report["scenarios"]:
+        failures = 0
+        suite = ET.SubElement(suites, "testsuite", name=r["name"], tests=str(len(r["checks"])),
+                              time=str(r.get("wall_s", 0)))
+        props = ET.SubElement(suite, "properties")
+        for k in ("file", "sha256", "seed", "trace"):
+            ET.SubElement(props, "property", name=k, value=str(r[k]))
+        for c in r["checks"]:
+            case = ET.SubElement(suite, "testcase", classname=f"croupier.{r['name']}",
+                                 name=f"{c['id']} [{c['section']}]")
+            expected_fail = c["id"] in r["expected_failures"]
+            ok = (c["verdict"] == "fail") if expected_fail else (c["verdict"] != "fail")
+            detail = "\n".join([f"verdict: {c['verdict']} (expected {'fail' if expected_fail else 'not fail'})",
+                                c["summary"]] + [f"round {f['round']} seq {f['seq']}: {f['message']}"
+                                                 for f in c["findings"]])
+            if not ok:
+                failures += 1
+                ET.SubElement(case, "failure", message=c["summary"]).text = detail
+            elif c["verdict"] == "indeterminate":
+                ET.SubElement(case, "skipped", message=c["summary"])
+            ET.SubElement(case, "system-out").text = detail
+        if r.get("error"):
+            failures += 1
+            case = ET.SubElement(suite, "testcase", classname=f"croupier.{r['name']}", name="scenario run")
+            ET.SubElement(case, "error", message="scenario crashed").text = r["error"]
+        suite.set("failures", str(failures))
+    ET.indent(suites)
+    ET.ElementTree(suites).write(path, encoding="utf-8", xml_declaration=True)
+
+
+def print_summary(report: dict[str, Any], out_dir: Path, console: Console | None = None) -> None:
+    console = console or Console()
+    table = Table(title="Croupier — scenario verdicts", show_lines=False)
+    for col in ("scenario", "rounds", "spins", "void", "checks pass/fail/indet.", "expected to fail", "verdict"):
+        table.add_column(col, justify="right" if col in ("rounds", "spins", "void") else "left")
+    for r in report["scenarios"]:
+        verdicts = [c["verdict"] for c in r["checks"]]
+        st = r.get("stats") or {}
+        tally = f"{verdicts.count('pass')}/{verdicts.count('fail')}/{verdicts.count('indeterminate')}"
+        met = "[green]MET[/]" if r["expectation_met"] else "[red]NOT MET[/]"
+        table.add_row(r["name"], str(st.get("rounds", 0)), str(st.get("spins", 0)), str(st.get("void_spins", 0)),
+                      tally, ", ".join(r["expected_failures"]) or "—", met)
+    console.print(table)
+    for r in report["scenarios"]:
+        if r["expectation_met"]:
+            continue
+        console.print(f"[red]✗ {r['name']}[/] ({r['file']}): trace {out_dir / r['trace']}")
+        if r.get("error"):
+            console.print(r["error"])
+        for c in r["checks"]:
+            if c["id"] in r["unexpected_failures"] or c["id"] in r["missed_failures"]:
+                exp = "expected FAIL" if c["id"] in r["expected_failures"] else "expected no failure"
+                console.print(f"  {c['id']} {c['section']}: {c['verdict']} ({exp}) — {c['summary']}")
+                for f in c["findings"][:5]:
+                    console.print(f"    round {f['round']} seq {f['seq']}: {f['message']}")
+    cov = report["coverage"]
+    uncovered = [cid for cid, e in cov.items() if not e["failed_as_expected_by"]]
+    s = report["summary"]
+    console.print(f"{s['expectations_met']}/{s['scenarios']} scenarios met their expectation; "
+                  f"{len(cov) - len(uncovered)}/{len(cov)} checks proven able to fail by a fault scenario"
+                  + (f" (not: {', '.join(uncovered)})" if uncovered else ""))
+    console.print(f"reports: {out_dir / 'report.json'}, {out_dir / 'junit.xml'}; traces: {out_dir / 'traces'}")

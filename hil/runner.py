@@ -1,0 +1,148 @@
+"""Running scenarios: build the bench, drive the croupier, record the trace, run the checks.
+
+Each scenario runs in its own simulation with its own trace file; scenarios are independent,
+so a suite is spread over the machine's cores (``jobs``) with identical results whatever the
+number of workers (every random stream derives from the scenario's seed).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.resources
+import os
+import time
+import traceback
+import zlib
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import simpy
+
+from hil.bench import LoadedBench, build_devices
+from hil.checks import CheckConfig, run_checks
+from hil.config import ConfigError, read_text
+from hil.controller import CROUPIER, CrazyTimeController, bench_record
+from hil.scenario import LoadedScenario
+from hil.trace import TraceWriter
+from rules.submission import DEFAULT_RULES_RESOURCE, RulesSubmission, RulesSubmissionError, parse_rules_submission
+
+
+@dataclass(frozen=True)
+class LoadedRules:
+    submission: RulesSubmission
+    source: str
+    sha256: str
+
+
+def load_rules(path: Path | None = None) -> LoadedRules:
+    """The Rules Submission at ``path``, or the default one shipped with ``rules``."""
+    if path is None:
+        source = f"embedded:rules/{DEFAULT_RULES_RESOURCE}"
+        text = importlib.resources.files("rules").joinpath(DEFAULT_RULES_RESOURCE).read_text(encoding="utf-8")
+    else:
+        source, text = str(path), read_text(path)
+    try:
+        sub = parse_rules_submission(text, source)
+    except RulesSubmissionError as exc:
+        raise ConfigError(exc.source, exc.line, exc.field, exc.message) from None
+    return LoadedRules(sub, source, hashlib.sha256(text.encode()).hexdigest())
+
+
+def effective_seed(scenario_seed: int, name: str, override: int | None) -> int:
+    """The scenario's own seed, or — with ``--seed`` — one derived from it and the scenario name
+    (so scenarios of one run still draw independent streams)."""
+    if override is None:
+        return scenario_seed
+    return int(np.random.SeedSequence([override, zlib.crc32(name.encode())]).generate_state(1, np.uint64)[0])
+
+
+def run_scenario(
+    loaded: LoadedScenario, bench: LoadedBench, rules: LoadedRules, out_dir: Path, seed_override: int | None = None
+) -> dict[str, Any]:
+    """Run one scenario to completion and check its trace; never raises for a scenario's own
+    failure (a crash is recorded in the result, the trace kept)."""
+    sc = loaded.scenario
+    seed = effective_seed(sc.seed, sc.name, seed_override)
+    trace_rel = Path("traces") / f"{sc.name}.sqlite"
+    trace_path = out_dir / trace_rel
+    result: dict[str, Any] = {
+        "name": sc.name, "file": loaded.path, "sha256": loaded.sha256, "description": sc.description,
+        "seed": seed, "rounds_requested": sc.rounds, "trace": str(trace_rel),
+        "expected_failures": sorted(sc.expect.fail),
+    }
+    wall0 = time.perf_counter()
+    error = None
+    writer = TraceWriter(trace_path, {
+        "scenario": sc.name, "scenario_sha256": loaded.sha256, "seed": seed,
+        "bench": bench.config.name, "bench_source": bench.source,
+        "rules": rules.submission.name, "rules_sha256": rules.sha256,
+    })
+    stats: dict[str, int] = {}
+    sim_time = 0.0
+    try:
+        env = simpy.Environment()
+        writer.now = lambda: env.now
+        ss_devices, ss_croupier = np.random.SeedSequence(seed).spawn(2)
+        devices, params = build_devices(env, bench.config, sc.device_overrides(), rules.submission,
+                                        ss_devices, writer.record)
+        bench_record(writer, params)
+        writer.record(CROUPIER, "rules", rules.submission.model_dump(mode="json", by_alias=True))
+        writer.commit()
+        ctl = CrazyTimeController(env, devices, writer, sc, rules.submission,
+                                  np.random.Generator(np.random.PCG64(ss_croupier)))
+        env.run(until=ctl.run(sc.rounds))
+        stats, sim_time = ctl.stats, env.now
+    except Exception:  # noqa: BLE001 — a crashed scenario is a result, and its trace is kept
+        error = traceback.format_exc()
+        writer.record(CROUPIER, "run_error", {"traceback": error})
+    finally:
+        writer.close()
+    cfg = CheckConfig(
+        lockout_budget_s=sc.lockout.budget_s,
+        top_slot_start_tolerance_s=sc.checks.top_slot_start_tolerance_s,
+        chi2_alpha=sc.checks.chi2_alpha,
+        chi2_min_spins=sc.checks.chi2_min_spins,
+    )
+    checks = [c.to_json() for c in run_checks(trace_path, cfg)]
+    failed = {c["id"] for c in checks if c["verdict"] == "fail"}
+    expected = set(sc.expect.fail)
+    result.update(
+        stats=stats,
+        sim_time_s=round(sim_time, 6),
+        wall_s=round(time.perf_counter() - wall0, 3),
+        unexpected_failures=sorted(failed - expected),
+        missed_failures=sorted(expected - failed),
+        expectation_met=error is None and failed == expected,
+        error=error,
+        checks=checks,
+    )
+    return result
+
+
+def _job(args: tuple) -> dict[str, Any]:
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    return run_scenario(*args)
+
+
+def run_suite(
+    scenarios: list[LoadedScenario], bench: LoadedBench, rules: LoadedRules, out_dir: Path,
+    seed_override: int | None = None, jobs: int = 1,
+) -> list[dict[str, Any]]:
+    """Run every scenario (in parallel over ``jobs`` processes); results in input order."""
+    names = [s.scenario.name for s in scenarios]
+    if len(set(names)) != len(names):
+        dup = sorted({n for n in names if names.count(n) > 1})
+        raise ConfigError(scenarios[names.index(dup[0])].path, None, "name", f"duplicate scenario name(s) {dup}")
+    args = [(s, bench, rules, out_dir, seed_override) for s in scenarios]
+    # Longest first, so two workers finish together.
+    order = sorted(range(len(args)), key=lambda i: -scenarios[i].scenario.rounds)
+    if jobs <= 1 or len(args) <= 1:
+        results = {i: run_scenario(*args[i]) for i in order}
+    else:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            futures = {i: pool.submit(_job, args[i]) for i in order}
+            results = {i: f.result() for i, f in futures.items()}
+    return [results[i] for i in range(len(args))]

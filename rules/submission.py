@@ -1,0 +1,149 @@
+"""The Rules Submission (§ 601a.2): what the operator chooses where chapter 690 leaves room, and
+the PAR data of the random parts the regulation does not specify (the Top Slot's reels).
+
+Parsed from TOML text into frozen pydantic models with a ``schema`` version; a bad file fails here
+with its source, line and field (STYLE.md § 2). Pure: this module parses text, it reads no files —
+the packaged default is ``importlib.resources.files("rules") / DEFAULT_RULES_RESOURCE``.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from fractions import Fraction
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from rules.crazy_time import SPOTS, TOP_SLOT_REEL2, Spot
+
+#: The packaged illustrative Rules Submission, relative to the ``rules`` package.
+DEFAULT_RULES_RESOURCE = "data/crazy_time_default.toml"
+
+_Positive = Annotated[int, Field(strict=True, gt=0)]
+
+
+def _exact(value: Any) -> Any:
+    """TOML gives a probability as a string "p/q" or a number; read a float as the decimal
+    written (0.1 is 1/10), never as its binary approximation."""
+    if isinstance(value, bool):
+        raise ValueError("expected a probability such as \"1/3\" or 0.25, not a boolean")
+    return Fraction(str(value)) if isinstance(value, float) else value
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class TopSlotPar(_Model):
+    """PAR data of the Top Slot (§ 690.3): how often the reels align, and the weights of the
+    symbols on each reel. The reels are independent of each other and of the wheel."""
+
+    align_probability: Annotated[Fraction, BeforeValidator(_exact), Field(ge=0, le=1)]
+    reel1_weights: dict[Spot, _Positive]
+    reel2_weights: dict[int, _Positive]
+
+    @field_validator("reel1_weights")
+    @classmethod
+    def _every_betting_option(cls, weights: dict[Spot, int]) -> dict[Spot, int]:
+        if missing := [s for s in SPOTS if s not in weights]:
+            raise ValueError(f"missing betting option(s) {', '.join(missing)}: § 690.3(b)(1) puts "
+                             f"each of {', '.join(SPOTS)} on the first reel")
+        return weights
+
+    @field_validator("reel2_weights")
+    @classmethod
+    def _every_multiplier(cls, weights: dict[int, int]) -> dict[int, int]:
+        if set(weights) != set(TOP_SLOT_REEL2):
+            missing = ", ".join(str(m) for m in TOP_SLOT_REEL2 if m not in weights)
+            extra = ", ".join(str(m) for m in weights if m not in TOP_SLOT_REEL2)
+            raise ValueError(f"§ 690.3(b)(2): the second reel holds exactly the multipliers "
+                             f"{', '.join(map(str, TOP_SLOT_REEL2))}"
+                             + (f"; missing {missing}" if missing else "") + (f"; not allowed {extra}" if extra else ""))
+        return weights
+
+    def reel1_probability(self, spot: Spot) -> Fraction:
+        """Probability that the first reel shows ``spot``."""
+        return Fraction(self.reel1_weights[spot], sum(self.reel1_weights.values()))
+
+    def reel2_probability(self, multiplier: int) -> Fraction:
+        """Probability that the second reel shows ``multiplier``."""
+        return Fraction(self.reel2_weights[multiplier], sum(self.reel2_weights.values()))
+
+    def expected_multiplier(self, spot: Spot) -> Fraction:
+        """E[multiplier applied to ``spot``] (§ 690.3(c)): 1 - a·p1 + a·p1·E[m2], with a the
+        align probability and p1 the first reel's probability of ``spot``."""
+        a_p1 = self.align_probability * self.reel1_probability(spot)
+        return 1 - a_p1 + a_p1 * sum(m * self.reel2_probability(m) for m in TOP_SLOT_REEL2)
+
+
+class Limits(_Model):
+    """The minimum and maximum wagers and the maximum payout limit per round (§ 690.1(g)(4))."""
+
+    min_wager_cents: _Positive
+    max_wager_cents: _Positive
+    max_payout_per_round_cents: _Positive | None = None
+
+    @model_validator(mode="after")
+    def _min_not_above_max(self) -> Limits:
+        if self.min_wager_cents > self.max_wager_cents:
+            raise ValueError(f"min_wager_cents {self.min_wager_cents} exceeds max_wager_cents {self.max_wager_cents}")
+        return self
+
+
+class RulesSubmission(_Model):
+    """A Crazy Time Rules Submission (§ 601a.2) as the rig uses it."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    schema_version: Literal[1] = Field(alias="schema")
+    game: Literal["crazy-time"]
+    name: str
+    operator: str
+    notes: str = ""
+    limits: Limits
+    top_slot: TopSlotPar
+
+
+class RulesSubmissionError(ValueError):
+    """A Rules Submission that cannot be used, located by source, line and dotted field."""
+
+    def __init__(self, source: str, field: str, line: int | None, message: str) -> None:
+        self.source, self.field, self.line, self.message = source, field, line, message
+        super().__init__(f"{source}:{line if line is not None else '?'}: {field}: {message}")
+
+
+def _line_of(text: str, path: tuple[str, ...]) -> int | None:
+    """Best effort: the 1-based line defining ``path`` — each key searched as a key or table
+    name at the start of a line, after the line where its parent was found."""
+    lines, start, found = text.splitlines(), 0, None
+    for key in path:
+        pattern = re.compile(rf"""\s*\[*\s*(?:[\w"'-]+\s*\.\s*)*["']?{re.escape(key)}["']?\s*[=.\]]""")
+        hit = next((i for i in range(start, len(lines)) if pattern.match(lines[i])), None)
+        if hit is None:
+            break
+        start = found = hit
+    return None if found is None else found + 1
+
+
+def parse_rules_submission(text: str, source: str = "<string>") -> RulesSubmission:
+    """Parse and validate a Rules Submission; the first problem raises ``RulesSubmissionError``."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        where = re.search(r"\(at line (\d+), column \d+\)|\(at end of document\)", str(e))
+        line = int(where[1]) if where and where[1] else len(text.splitlines()) or None
+        raise RulesSubmissionError(source, "(TOML syntax)", line, str(e)) from None
+    try:
+        return RulesSubmission.model_validate(data)
+    except ValidationError as e:
+        first, more = e.errors()[0], e.error_count() - 1
+        path = tuple(str(p) for p in first["loc"] if p != "[key]")
+        message = "unknown key" if first["type"] == "extra_forbidden" else first["msg"].removeprefix("Value error, ")
+        if "[key]" in first["loc"]:
+            message = f"invalid key: {message}"
+        if first["type"] not in ("missing", "extra_forbidden") and not isinstance(first["input"], dict | list):
+            message += f" (found {first['input']!r})"
+        if more:
+            message += f" [and {more} more error{'s' * (more > 1)}]"
+        raise RulesSubmissionError(source, ".".join(path), _line_of(text, path), message) from None
