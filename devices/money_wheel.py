@@ -70,6 +70,9 @@ class MoneyWheelParams:
     spin, ~0.5 % on-peg rests, uniform sections).
     """
 
+    #: pydantic (the bench) validates these from TOML/YAML and refuses unknown keys.
+    __pydantic_config__ = {"extra": "forbid"}
+
     model: str = "croupier-sim-money-wheel"
     """Model string the wheel declares in ``device_info``."""
     diameter_m: float = 1.83
@@ -190,75 +193,86 @@ class SpinTrajectory:
     peg_indices: np.ndarray
 
 
-# --------------------------------------------------------------------------- core (vectorised)
+# --------------------------------------------------------------------------- core
 @dataclass(frozen=True)
 class _Stop:
-    """Where each of n spins stops; arrays of shape (n,)."""
+    """Where one spin stops (``_locate_stop``): the shared core of ``simulate_spin`` and
+    ``simulate_spins_batch``."""
 
-    k: np.ndarray  # 1-based index of the deciding peg (the first one not cleared)
-    e_k: np.ndarray  # kinetic energy on arrival at peg k (< 0: never reached it)
-    x1: np.ndarray  # distance to the first peg
-    rest: np.ndarray  # 0 friction, 1 rock back, 2 on peg
-    section: np.ndarray
-    travel: np.ndarray  # net distance travelled to rest (signed along the motion)
-    x_event: np.ndarray  # distance at which the fate was sealed
-    final_angle: np.ndarray
-
-
-def _potential(params: MoneyWheelParams, p: np.ndarray) -> np.ndarray:
-    return params.imbalance_torque_n_m * np.cos(p - math.radians(params.imbalance_angle_deg))
+    k: int  # 1-based index of the deciding peg (the first one not cleared)
+    e_k: float  # kinetic energy on arrival at peg k (< 0: friction stopped the wheel before it)
+    x1: float  # distance to the first peg
+    rest: int  # 0 friction stop, 1 rock back, 2 on peg
+    section: int
+    travel: float  # distance travelled to rest along the motion (incl. the rock-back)
+    x_event: float  # distance at which the fate was sealed (peg contact or friction stop)
+    final_angle: float
+    potential_change: float  # U(event) - U(p0); linear within the last interval for a friction stop
 
 
-def _first_peg_distance(p0: np.ndarray, s: np.ndarray, d: float) -> np.ndarray:
-    r = np.mod(p0, d)
-    r = np.where((r < _SNAP_RAD) | (d - r < _SNAP_RAD), 0.0, r)
-    return np.where(s > 0, d - r, np.where(r > 0, r, d))
+_REST_KINDS: tuple[RestKind, ...] = ("friction", "rock_back", "on_peg")
 
 
-def _locate_stops(params: MoneyWheelParams, layout_len: int, p0: np.ndarray, e0: np.ndarray,
-                  s: np.ndarray) -> _Stop:
-    """The physics of § module docstring for n spins at once (arrays of shape (n,))."""
+def _first_peg_distance(p0: float, s: float, d: float) -> float:
+    """Distance from angle ``p0`` to the next peg in direction ``s`` (a peg under the clapper —
+    a rest on a peg top — is behind it: the push carries the clapper off it)."""
+    r = p0 % d
+    if r < _SNAP_RAD or d - r < _SNAP_RAD:
+        return d
+    return d - r if s > 0 else r
+
+
+def _locate_stop(params: MoneyWheelParams, layout_len: int, p0: float, e0: float, s: float) -> _Stop:
+    """The physics of the module docstring for one spin, in closed form.
+
+    Only pegs in a window of ``ceil(4*m*d*g/delta)+2`` around the balanced wheel's stop are
+    evaluated: before it every peg is cleared for sure (``E_k >= E_bal_k - 2*m*d*g``)."""
     d = TWO_PI / layout_len
     tau = params.bearing_friction_torque_n_m
     pl = params.peg_loss_j
     delta = pl + tau * d  # energy per peg interval on a balanced wheel
     half_band = params.on_peg_band_effective_j / 2
     clear = params.clapper_barrier_j + half_band  # arrival energy needed to clear a peg
-    u_span = 2.0 * params.imbalance_torque_n_m  # max |U(p) - U(p0)|
+    amp = params.imbalance_torque_n_m
+    phi = math.radians(params.imbalance_angle_deg)
+    u0 = amp * math.cos(p0 - phi)
+
+    def arrival_energy(k: int) -> tuple[float, float, float]:
+        x = x1 + (k - 1) * d
+        p = p0 + s * x
+        return e0 - tau * x - (k - 1) * pl - (amp * math.cos(p - phi) - u0), x, p
 
     x1 = _first_peg_distance(p0, s, d)
-    u0 = _potential(params, p0)
-    # Pegs 1..k_lo are cleared for sure: E_k >= E_bal_k - u_span >= clear.
-    k_lo = np.maximum(np.floor((e0 - tau * x1 - u_span - clear) / delta), 0.0)
-    width = int(math.ceil(2 * u_span / delta)) + 3
-    k = k_lo[:, None] + np.arange(1, width + 1)[None, :]  # (n, width), 1-based
-    x_k = x1[:, None] + (k - 1) * d
-    p_k = p0[:, None] + s[:, None] * x_k
-    e_k = e0[:, None] - tau * x_k - (k - 1) * pl - (_potential(params, p_k) - u0[:, None])
-    stopped = e_k < clear
-    col = np.argmax(stopped, axis=1)
-    rows = np.arange(len(p0))
-    if not stopped[rows, col].all():  # pragma: no cover - guarded by the window bound
-        raise AssertionError("money wheel: stop not within the computed peg window")
-    k_s, ek_s, xk_s, pk_s = k[rows, col], e_k[rows, col], x_k[rows, col], p_k[rows, col]
-
-    # Friction stop inside the interval (peg k-1, peg k): constant torque there.
-    x_prev = np.where(k_s > 1, xk_s - d, 0.0)
-    p_prev = p0 + s * x_prev
-    e_in = e0 - tau * x_prev - (k_s - 1) * pl - (_potential(params, p_prev) - u0)
-    friction = ek_s < 0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        x_stop = x_prev + (xk_s - x_prev) * e_in / (e_in - ek_s)
-    on_peg = ~friction & (ek_s >= params.clapper_barrier_j - half_band)
-    rock = ~friction & ~on_peg
-    rest = np.where(friction, 0, np.where(rock, 1, 2))
-    x_event = np.where(friction, x_stop, xk_s)
-    travel = np.where(friction, x_stop, np.where(rock, xk_s - params.rockback_fraction * d, xk_s))
-    final_angle = np.mod(p0 + s * travel, TWO_PI)
-    final_angle = np.where(on_peg, np.mod(np.round(pk_s / d) * d, TWO_PI), final_angle)
-    peg_j = np.mod(np.round(pk_s / d).astype(np.int64), layout_len)
-    section = np.where(s > 0, np.mod(peg_j - 1, layout_len), peg_j)  # the section before peg k
-    return _Stop(k_s.astype(np.int64), ek_s, x1, rest, section, travel, x_event, final_angle)
+    k = max(int(math.floor((e0 - tau * x1 - 2.0 * amp - clear) / delta)), 0)  # pegs 1..k cleared
+    while True:
+        k += 1
+        e_k, x_k, p_k = arrival_energy(k)
+        if e_k < clear:
+            break
+    if e_k < 0.0:  # friction stop inside (peg k-1, peg k): work is linear in x there
+        if k > 1:
+            e_in, x_prev, p_prev = arrival_energy(k - 1)
+            e_in -= pl
+        else:
+            e_in, x_prev, p_prev = e0, 0.0, p0
+        frac = e_in / (e_in - e_k)
+        x_event = travel = x_prev + (x_k - x_prev) * frac
+        u_prev = amp * math.cos(p_prev - phi)
+        du = u_prev + (amp * math.cos(p_k - phi) - u_prev) * frac - u0
+        rest = 0
+        final_angle = (p0 + s * travel) % TWO_PI
+    elif e_k < params.clapper_barrier_j - half_band:  # rocks back into the section before peg k
+        x_event, travel, rest = x_k, x_k - params.rockback_fraction * d, 1
+        du = amp * math.cos(p_k - phi) - u0
+        final_angle = (p0 + s * travel) % TWO_PI
+    else:  # resting on the peg's top, between two sections (§ 690.2(d))
+        x_event = travel = x_k
+        rest = 2
+        du = amp * math.cos(p_k - phi) - u0
+        final_angle = (round(p_k / d) * d) % TWO_PI
+    peg_j = round(p_k / d) % layout_len
+    section = (peg_j - 1) % layout_len if s > 0 else peg_j  # the section before peg k
+    return _Stop(k, e_k, x1, rest, section, travel, x_event, final_angle, du)
 
 
 def _sign(direction: Direction) -> float:
@@ -272,61 +286,71 @@ def _sign(direction: Direction) -> float:
 def spin_trajectory(params: MoneyWheelParams, layout_len: int, start_angle_rad: float,
                     omega0_rad_s: float, direction: Direction) -> SpinTrajectory:
     """One spin in full: the outcome plus per-peg arrival times, speeds and energies."""
-    if omega0_rad_s <= 0:
+    if not omega0_rad_s > 0:
         raise ValueError(f"omega0_rad_s must be > 0, not {omega0_rad_s}")
     s = _sign(direction)
     inertia = params.inertia_kg_m2
     e0 = 0.5 * inertia * omega0_rad_s * omega0_rad_s
-    p0 = math.fmod(start_angle_rad, TWO_PI) % TWO_PI
-    st = _locate_stops(params, layout_len, np.array([p0]), np.array([e0]), np.array([s]))
-    k, ek, x1, rest = int(st.k[0]), float(st.e_k[0]), float(st.x1[0]), int(st.rest[0])
+    p0 = start_angle_rad % TWO_PI
+    st = _locate_stop(params, layout_len, p0, e0, s)
+    k, rest, x1 = st.k, st.rest, st.x1
     d = TWO_PI / layout_len
     tau, pl = params.bearing_friction_torque_n_m, params.peg_loss_j
+    amp, phi = params.imbalance_torque_n_m, math.radians(params.imbalance_angle_deg)
+    u0 = amp * math.cos(p0 - phi)
 
-    # Kinematics over the pegs met (1..k, or 1..k-1 for a friction stop).
+    # Kinematics over the pegs met (1..k, or 1..k-1 for a friction stop): the same E_k as
+    # _locate_stop, for every peg; constant torque within an interval.
     met = k - 1 if rest == 0 else k
-    kk = np.arange(1, met + 1, dtype=np.float64)
-    x_k = x1 + (kk - 1) * d
-    p_k = p0 + s * x_k
-    e_k = e0 - tau * x_k - (kk - 1) * pl - (_potential(params, p_k) - _potential(params, np.float64(p0)))
-    w_arr = np.sqrt(2.0 * np.maximum(e_k, 0.0) / inertia)
-    w_dep = np.sqrt(2.0 * np.maximum(e_k[: k - 1] - pl, 0.0) / inertia)  # after clearing pegs 1..k-1
-    w_in = np.concatenate(([omega0_rad_s], w_dep))[:met]
-    dx = np.full(met, d)
-    if met:
-        dx[0] = x1
-    t_int = 2.0 * dx / (w_in + w_arr)
-    t_arr = np.cumsum(t_int)
-    if rest == 0:
-        w_last = omega0_rad_s if k == 1 else float(w_dep[k - 2])
-        x_prev = 0.0 if k == 1 else x1 + (k - 2) * d
-        duration = (float(t_arr[-1]) if met else 0.0) + 2.0 * (float(st.x_event[0]) - x_prev) / w_last
+    km1 = np.arange(met, dtype=np.float64)  # k - 1
+    x_k = x1 + d * km1
+    e_k = (e0 + u0) - tau * x_k - pl * km1
+    if amp:
+        e_k -= amp * np.cos((p0 - phi) + s * x_k)
     else:
-        duration = float(t_arr[-1]) + params.settle_time_s
-    peg_idx = np.mod(np.round(p_k / d).astype(np.int64), layout_len)
+        e_k -= amp
+    two_over_i = 2.0 / inertia
+    w_arr = np.sqrt(np.maximum(e_k, 0.0) * two_over_i)  # arriving at each peg
+    w_in = np.empty(met)  # entering each interval: omega0, then leaving the previous peg
+    if met:
+        w_in[0] = omega0_rad_s
+        w_in[1:] = np.sqrt(np.maximum(e_k[: met - 1] - pl, 0.0) * two_over_i)
+    t_int = (2.0 * d) / (w_in + w_arr)
+    if met:
+        t_int[0] = 2.0 * x1 / (omega0_rad_s + w_arr[0])
+    t_arr = np.cumsum(t_int)
+    t_met = float(t_arr[-1]) if met else 0.0
+    if rest == 0:
+        if k == 1:
+            w_last, x_prev = omega0_rad_s, 0.0
+        else:
+            w_last, x_prev = math.sqrt(max(float(e_k[k - 2]) - pl, 0.0) * two_over_i), x1 + (k - 2) * d
+        duration = t_met + 2.0 * (st.x_event - x_prev) / w_last
+    else:
+        duration = t_met + params.settle_time_s
+    # Index pulses: the index mark (peg 0) passes the sensor at the clapper.
     cleared = k - 1
-    pulses = t_arr[:cleared][peg_idx[:cleared] == 0]
+    j1 = round((p0 + s * x1) / d) % layout_len  # index of the first peg met
+    first = (-j1 if s > 0 else j1) % layout_len  # k - 1 of the first peg 0 met
+    pulses = t_arr[first:cleared:layout_len]
 
-    x_event = float(st.x_event[0])
-    p_event = p0 + s * x_event
-    if rest != 0:  # snap to the exact peg position
-        p_event = p0 + s * (x1 + (k - 1) * d)
     physics = SpinPhysics(
-        section_index=int(st.section[0]),
+        section_index=st.section,
         on_peg=rest == 2,
-        rest=("friction", "rock_back", "on_peg")[rest],
-        revolutions=float(st.travel[0]) / TWO_PI,
+        rest=_REST_KINDS[rest],
+        revolutions=st.travel / TWO_PI,
         duration_s=duration,
         pegs_passed=cleared,
         pulse_times_s=tuple(pulses.tolist()),
-        final_angle_rad=float(st.final_angle[0]),
+        final_angle_rad=st.final_angle,
         omega0_rad_s=omega0_rad_s,
         e0_j=e0,
-        friction_work_j=tau * x_event,
+        friction_work_j=tau * st.x_event,
         peg_losses_j=cleared * pl,
-        potential_change_j=float(_potential(params, np.float64(p_event)) - _potential(params, np.float64(p0))),
-        residual_j=0.0 if rest == 0 else ek,
+        potential_change_j=st.potential_change,
+        residual_j=0.0 if rest == 0 else st.e_k,
     )
+    peg_idx = (j1 + (s * km1).astype(np.int64)) % layout_len
     return SpinTrajectory(physics, t_arr, w_arr, e_k, peg_idx)
 
 
@@ -340,7 +364,7 @@ def draw_push_speed_rps(params: MoneyWheelParams, rng: np.random.Generator, n: i
     """The dealer's push: normal(mean, sd) truncated at > 0, times ``push_scale``."""
     if n is None:
         while True:
-            v = rng.normal(params.push_speed_mean_rps, params.push_speed_sd_rps)
+            v = float(rng.normal(params.push_speed_mean_rps, params.push_speed_sd_rps))
             if v > 0:
                 return v * params.push_scale
     v = rng.normal(params.push_speed_mean_rps, params.push_speed_sd_rps, n)
@@ -351,44 +375,40 @@ def draw_push_speed_rps(params: MoneyWheelParams, rng: np.random.Generator, n: i
 
 @dataclass(frozen=True)
 class SpinBatch:
-    """Outcomes of a batch of spins (arrays of shape (n,), in spin order per chain)."""
+    """Outcomes of a batch of spins, arrays of shape (n,) in spin order."""
 
     section_index: np.ndarray
     on_peg: np.ndarray
     revolutions: np.ndarray
     rest: np.ndarray  # 0 friction stop, 1 rock back, 2 on peg
+    direction_cw: np.ndarray  # True for a clockwise spin
 
 
 def simulate_spins_batch(params: MoneyWheelParams, n: int, rng: np.random.Generator, *,
-                         layout_len: int = 54,
-                         direction: Literal["cw", "ccw", "alternate", "random"] = "alternate",
-                         chains: int = 1000) -> SpinBatch:
-    """``n`` spins for statistics, with the very physics of ``simulate_spin``.
-
-    The spins run as ``chains`` independent wheels side by side; each wheel starts where its
-    previous spin stopped (first start uniform), so the carried-over angle is modelled too.
-    ``direction="alternate"`` alternates cw/ccw spin by spin, as dealers do.
-    """
-    chains = max(1, min(chains, n))
-    steps = -(-n // chains)
-    angle = rng.uniform(0.0, TWO_PI, chains)
-    out_sec = np.empty((steps, chains), np.int64)
-    out_peg = np.empty((steps, chains), bool)
-    out_rev = np.empty((steps, chains))
-    out_rest = np.empty((steps, chains), np.int64)
-    for i in range(steps):
-        if direction == "random":
-            s = np.where(rng.random(chains) < 0.5, -1.0, 1.0)
-        else:
-            dirn = direction if direction != "alternate" else ("cw", "ccw")[i % 2]
-            s = np.full(chains, _sign(dirn))
-        omega0 = TWO_PI * draw_push_speed_rps(params, rng, chains)
-        st = _locate_stops(params, layout_len, angle, 0.5 * params.inertia_kg_m2 * omega0**2, s)
-        out_sec[i], out_peg[i], out_rev[i], out_rest[i] = st.section, st.rest == 2, st.travel / TWO_PI, st.rest
+                         layout_len: int = 54, start_angle_rad: float | None = None,
+                         direction: Literal["cw", "ccw", "alternate", "random"] = "alternate") -> SpinBatch:
+    """``n`` consecutive spins of one wheel for statistics, with the physics of ``simulate_spin``
+    (the same ``_locate_stop``; no per-peg timing). Each spin starts where the previous one
+    stopped; pushes are drawn as the sim draws them. ``"alternate"`` starts with cw.
+    ~5–10 µs per spin."""
+    pushes = TWO_PI * draw_push_speed_rps(params, rng, n)
+    e0s = (0.5 * params.inertia_kg_m2) * pushes * pushes
+    if direction == "random":
+        signs = np.where(rng.random(n) < 0.5, -1.0, 1.0)
+    elif direction == "alternate":
+        signs = np.where(np.arange(n) % 2 == 0, -1.0, 1.0)
+    else:
+        signs = np.full(n, _sign(direction))
+    angle = float(rng.uniform(0.0, TWO_PI)) if start_angle_rad is None else start_angle_rad % TWO_PI
+    sec = np.empty(n, np.int64)
+    rest = np.empty(n, np.int64)
+    rev = np.empty(n)
+    locate = _locate_stop
+    for i, (e0, s) in enumerate(zip(e0s.tolist(), signs.tolist())):
+        st = locate(params, layout_len, angle, e0, s)
+        sec[i], rest[i], rev[i] = st.section, st.rest, st.travel
         angle = st.final_angle
-    flat = slice(0, n)
-    return SpinBatch(out_sec.T.reshape(-1)[flat], out_peg.T.reshape(-1)[flat],
-                     out_rev.T.reshape(-1)[flat], out_rest.T.reshape(-1)[flat])
+    return SpinBatch(sec, rest == 2, rev / TWO_PI, rest, signs < 0)
 
 
 def wheel_sections(params: MoneyWheelParams) -> tuple[str, ...]:

@@ -10,6 +10,7 @@ with pydantic so a typo fails at load with file, line and field.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib.resources
 from dataclasses import dataclass
 from pathlib import Path
@@ -75,8 +76,14 @@ class LoadedBench:
     text: str  # the exact bytes hashed into provenance
 
 
+@functools.cache
 def params_adapter(role: str) -> pydantic.TypeAdapter:
-    return pydantic.TypeAdapter(SIM_MODELS[role][1], config=pydantic.ConfigDict(extra="forbid"))
+    return pydantic.TypeAdapter(SIM_MODELS[role][1])
+
+
+def _unknown(role: str, params: dict[str, Any]) -> list[str]:
+    known = {f.name for f in dataclasses.fields(SIM_MODELS[role][1])}
+    return [k for k in params if k not in known]
 
 
 def sim_params(role: str, *layers: dict[str, Any]) -> Any:
@@ -84,6 +91,8 @@ def sim_params(role: str, *layers: dict[str, Any]) -> Any:
     merged: dict[str, Any] = {}
     for layer in layers:
         merged.update(layer)
+    if unknown := _unknown(role, merged):
+        raise ValueError(f"unknown {role} parameter(s) {unknown}")
     return params_adapter(role).validate_python(merged)
 
 
@@ -91,6 +100,9 @@ def check_params(role: str, params: dict[str, Any]) -> list[tuple[tuple, str]]:
     """Validation errors (loc, message) of sim params for ``role``; empty when they are valid."""
     if role not in SIM_MODELS:
         return [((), f"unknown device role {role!r} (known: {', '.join(ROLES)})")]
+    if unknown := _unknown(role, params):
+        known = ", ".join(f.name for f in dataclasses.fields(SIM_MODELS[role][1]))
+        return [((k,), f"unknown parameter (known: {known})") for k in unknown]
     try:
         params_adapter(role).validate_python(params)
     except pydantic.ValidationError as exc:

@@ -26,15 +26,13 @@ from hil.config import ConfigError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Croupier: hardware-in-the-loop test rig for live-casino game devices.")
-err = Console(stderr=True)
 
 BUNDLED_SUITE = Path(__file__).resolve().parents[1] / "scenarios" / "crazy_time"
 EXIT_OK, EXIT_EXPECTATION, EXIT_BAD_INPUT = 0, 1, 2
 
 
 def _bad_input(exc: ConfigError) -> typer.Exit:
-    err.print(f"[red]error:[/] {exc}", highlight=False)
-    err.print("nothing was run", highlight=False)
+    sys.stderr.write(f"error: {exc}\nnothing was run\n")  # plain: a path must never be wrapped
     return typer.Exit(EXIT_BAD_INPUT)
 
 
@@ -101,7 +99,7 @@ def rtp(
     from rules.rtp import crazy_time_rtp
 
     if game != "crazy-time":
-        err.print(f"[red]error:[/] unknown game {game!r} (known: crazy-time)")
+        sys.stderr.write(f"error: unknown game {game!r} (known: crazy-time)\n")
         raise typer.Exit(EXIT_BAD_INPUT)
     try:
         loaded = load_rules(rules)
@@ -135,7 +133,7 @@ def check(
     from hil.checks import CheckConfig, run_checks
 
     if not trace.exists():
-        err.print(f"[red]error:[/] {trace}: no such trace")
+        sys.stderr.write(f"error: {trace}: no such trace\n")
         raise typer.Exit(EXIT_BAD_INPUT)
     results = run_checks(trace, CheckConfig(lockout_budget_s=budget_s, top_slot_start_tolerance_s=top_slot_tolerance_s,
                                             chi2_alpha=chi2_alpha))

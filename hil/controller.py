@@ -106,7 +106,7 @@ class CrazyTimeController:
             self.env.process(self._probe_lockout())
         env, pl = self.env, self.sc.players
         if pl.count and self.rng.random() < pl.late_press_probability:
-            env.process(self._late_press(self.rng.uniform(0, pl.late_press_window_s)))
+            env.process(self._late_press(float(self.rng.uniform(0, pl.late_press_window_s))))
 
     # ------------------------------------------------------------------ presses
     def _press(self, seat: int, spot: str, stake_cents: int) -> None:
@@ -120,11 +120,11 @@ class CrazyTimeController:
         counts = rng.integers(pl.wagers_per_player[0], pl.wagers_per_player[1] + 1, size=pl.count)
         total = int(counts.sum())
         seats = np.repeat(np.arange(1, pl.count + 1), counts)
-        times = rng.uniform(0, window_s, size=total)
+        times = rng.uniform(0, window_s, size=total).tolist()
         spots = rng.integers(0, len(SPOTS), size=total)
         stakes = rng.integers(pl.stake_cents[0] // 100, pl.stake_cents[1] // 100 + 1, size=total) * 100
         t0 = self.env.now
-        for i in np.argsort(times):
+        for i in np.argsort(times).tolist():
             delay = t0 + times[i] - self.env.now
             if delay > 0:
                 yield self.env.timeout(delay)
@@ -138,10 +138,10 @@ class CrazyTimeController:
     def _probe_lockout(self):
         """Presses at ``-before_s … span_s`` around the command, random phase within a step."""
         pr = self.sc.lockout.probe
-        phase = self.rng.uniform(0, pr.step_s)
-        offsets = np.arange(-pr.before_s + phase, pr.span_s, pr.step_s)
+        phase = float(self.rng.uniform(0, pr.step_s))
+        offsets = np.arange(-pr.before_s + phase, pr.span_s, pr.step_s).tolist()
         t_cmd = self.env.now
-        self._say("lockout_probe", {"offsets_s": [round(float(o), 9) for o in offsets], "seat": pr.seat})
+        self._say("lockout_probe", {"offsets_s": [round(o, 9) for o in offsets], "seat": pr.seat})
         for off in offsets:
             delay = t_cmd + off - self.env.now
             if delay > 0:

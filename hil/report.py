@@ -142,10 +142,11 @@ def write_junit(report: dict[str, Any], path: Path) -> None:
 
 
 def print_summary(report: dict[str, Any], out_dir: Path, console: Console | None = None) -> None:
-    console = console or Console()
+    console = console or Console(width=None if sys.stdout.isatty() else 160)
     table = Table(title="Croupier — scenario verdicts", show_lines=False)
     for col in ("scenario", "rounds", "spins", "void", "checks pass/fail/indet.", "expected to fail", "verdict"):
-        table.add_column(col, justify="right" if col in ("rounds", "spins", "void") else "left")
+        table.add_column(col, justify="right" if col in ("rounds", "spins", "void") else "left",
+                         no_wrap=col == "scenario")
     for r in report["scenarios"]:
         verdicts = [c["verdict"] for c in r["checks"]]
         st = r.get("stats") or {}

@@ -59,6 +59,36 @@ def effective_seed(scenario_seed: int, name: str, override: int | None) -> int:
     return int(np.random.SeedSequence([override, zlib.crc32(name.encode())]).generate_state(1, np.uint64)[0])
 
 
+def simulate(loaded: LoadedScenario, bench: LoadedBench, rules: LoadedRules, trace_path: Path,
+             seed: int) -> tuple[dict[str, int], float]:
+    """Drive the scenario's rounds on the bench, recording the trace; returns the croupier's
+    tallies and the simulated time. An exception is recorded in the trace, then re-raised."""
+    sc = loaded.scenario
+    writer = TraceWriter(trace_path, {
+        "scenario": sc.name, "scenario_sha256": loaded.sha256, "seed": seed,
+        "bench": bench.config.name, "bench_source": bench.source,
+        "rules": rules.submission.name, "rules_sha256": rules.sha256,
+    })
+    try:
+        env = simpy.Environment()
+        writer.now = lambda: env.now
+        ss_devices, ss_croupier = np.random.SeedSequence(seed).spawn(2)
+        devices, params = build_devices(env, bench.config, sc.device_overrides(), rules.submission,
+                                        ss_devices, writer.record)
+        bench_record(writer, params)
+        writer.record(CROUPIER, "rules", rules.submission.model_dump(mode="json", by_alias=True))
+        writer.commit()
+        ctl = CrazyTimeController(env, devices, writer, sc, rules.submission,
+                                  np.random.Generator(np.random.PCG64(ss_croupier)))
+        env.run(until=ctl.run(sc.rounds))
+        return ctl.stats, env.now
+    except Exception:
+        writer.record(CROUPIER, "run_error", {"traceback": traceback.format_exc()})
+        raise
+    finally:
+        writer.close()
+
+
 def run_scenario(
     loaded: LoadedScenario, bench: LoadedBench, rules: LoadedRules, out_dir: Path, seed_override: int | None = None
 ) -> dict[str, Any]:
@@ -75,38 +105,19 @@ def run_scenario(
     }
     wall0 = time.perf_counter()
     error = None
-    writer = TraceWriter(trace_path, {
-        "scenario": sc.name, "scenario_sha256": loaded.sha256, "seed": seed,
-        "bench": bench.config.name, "bench_source": bench.source,
-        "rules": rules.submission.name, "rules_sha256": rules.sha256,
-    })
     stats: dict[str, int] = {}
     sim_time = 0.0
     try:
-        env = simpy.Environment()
-        writer.now = lambda: env.now
-        ss_devices, ss_croupier = np.random.SeedSequence(seed).spawn(2)
-        devices, params = build_devices(env, bench.config, sc.device_overrides(), rules.submission,
-                                        ss_devices, writer.record)
-        bench_record(writer, params)
-        writer.record(CROUPIER, "rules", rules.submission.model_dump(mode="json", by_alias=True))
-        writer.commit()
-        ctl = CrazyTimeController(env, devices, writer, sc, rules.submission,
-                                  np.random.Generator(np.random.PCG64(ss_croupier)))
-        env.run(until=ctl.run(sc.rounds))
-        stats, sim_time = ctl.stats, env.now
+        stats, sim_time = simulate(loaded, bench, rules, trace_path, seed)
     except Exception:  # noqa: BLE001 — a crashed scenario is a result, and its trace is kept
         error = traceback.format_exc()
-        writer.record(CROUPIER, "run_error", {"traceback": error})
-    finally:
-        writer.close()
     cfg = CheckConfig(
         lockout_budget_s=sc.lockout.budget_s,
         top_slot_start_tolerance_s=sc.checks.top_slot_start_tolerance_s,
         chi2_alpha=sc.checks.chi2_alpha,
         chi2_min_spins=sc.checks.chi2_min_spins,
     )
-    checks = [c.to_json() for c in run_checks(trace_path, cfg)]
+    checks = [c.to_json() for c in run_checks(trace_path, cfg)] if trace_path.exists() else []
     failed = {c["id"] for c in checks if c["verdict"] == "fail"}
     expected = set(sc.expect.fail)
     result.update(
@@ -132,10 +143,6 @@ def run_suite(
     seed_override: int | None = None, jobs: int = 1,
 ) -> list[dict[str, Any]]:
     """Run every scenario (in parallel over ``jobs`` processes); results in input order."""
-    names = [s.scenario.name for s in scenarios]
-    if len(set(names)) != len(names):
-        dup = sorted({n for n in names if names.count(n) > 1})
-        raise ConfigError(scenarios[names.index(dup[0])].path, None, "name", f"duplicate scenario name(s) {dup}")
     args = [(s, bench, rules, out_dir, seed_override) for s in scenarios]
     # Longest first, so two workers finish together.
     order = sorted(range(len(args)), key=lambda i: -scenarios[i].scenario.rounds)

@@ -55,7 +55,7 @@ class LockoutProbe(pydantic.BaseModel):
     step_s: float = Field(0.001, gt=0)
     span_s: float = Field(0.020, gt=0)
     before_s: float = Field(0.002, ge=0)
-    seat: int = Field(0, ge=0)
+    seat: int = Field(7, ge=1)  # the rig's actuator presses this seat (seats count from 1)
     stake_cents: int = Field(100, gt=0)
 
 

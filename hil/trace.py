@@ -80,7 +80,7 @@ class TraceWriter:
         self._seq += 1
         self._pending.append(
             (self._seq, self.round, self.now(), time.time_ns(), device, kind,
-             orjson.dumps(payload or {}, option=orjson.OPT_NON_STR_KEYS).decode())
+             orjson.dumps(payload or {}, option=orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY).decode())
         )
         return self._seq
 

@@ -420,8 +420,7 @@ class Lockout(Check):
         if rejected and accepted and max(o for o, _ in accepted) > min(o for o, _ in rejected):
             self.finding(rv.n, accepted[-1][1], "a press was accepted after an earlier press had been locked out")
         if math.isinf(hi):
-            self.finding(rv.n, cmd, f"no press was locked out within {after[-1][0] * 1e3:.3f} ms of the command")
-            return
+            return  # no press rejected after the last accepted one: this round is not bracketed
         self.lower.append(lo)
         self.upper.append(hi)
         if lo <= budget < hi:

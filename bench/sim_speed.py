@@ -1,0 +1,121 @@
+"""Simulation speed: full Crazy Time rounds per CPU-second, physics on, next to a trivial SimPy
+event loop measured in the same run (this machine is shared and noisy: read the ratios).
+
+Measured side by side:
+  * baseline_events_per_s — a bare SimPy process yielding timeouts (the floor of any SimPy rig);
+  * spins_per_s           — money-wheel physics alone (``simulate_spin``, closed form per peg);
+  * rounds_per_s          — full rounds: 6 players, lock-out probing, wheel ∥ Top Slot,
+                            settlement, the trace written and committed to SQLite every round;
+  * rounds_per_s_lean     — full rounds with 1 player and no lock-out probing (statistical runs).
+Simulated seconds per wall second are reported for the full rounds. The last line is JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import simpy
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from devices.money_wheel import MoneyWheelParams, simulate_spin  # noqa: E402
+from hil.bench import load_bench  # noqa: E402
+from hil.runner import load_rules, simulate  # noqa: E402
+from hil.scenario import parse_scenario  # noqa: E402
+
+FULL = """\
+schema: 1
+name: bench-full
+game: crazy-time
+seed: 1
+rounds: %d
+players: {count: 6, wagers_per_player: [1, 3]}
+"""
+LEAN = """\
+schema: 1
+name: bench-lean
+game: crazy-time
+seed: 2
+rounds: %d
+players: {count: 1, wagers_per_player: [1, 1]}
+lockout: {probe: null}
+"""
+
+
+def _cpu(fn) -> tuple[float, float, object]:
+    c0, w0 = time.process_time(), time.perf_counter()
+    out = fn()
+    return time.process_time() - c0, time.perf_counter() - w0, out
+
+
+def baseline(n: int) -> float:
+    env = simpy.Environment()
+
+    def proc():
+        for _ in range(n):
+            yield env.timeout(1)
+
+    env.process(proc())
+    cpu, _, _ = _cpu(env.run)
+    return n / cpu
+
+
+def physics(n: int) -> float:
+    params = MoneyWheelParams()
+    rng = np.random.default_rng(0)
+    omegas = 2 * np.pi * rng.normal(params.push_speed_mean_rps, params.push_speed_sd_rps, n)
+    angles = rng.uniform(0, 2 * np.pi, n)
+
+    def go():
+        for w, a in zip(omegas, angles):
+            simulate_spin(params, 54, float(a), float(w), "cw")
+
+    cpu, _, _ = _cpu(go)
+    return n / cpu
+
+
+def rounds(text: str, n: int, tmp: Path) -> dict:
+    sc = parse_scenario(text % n, "bench.yaml")
+    path = tmp / f"{sc.scenario.name}.sqlite"
+    cpu, wall, (stats, sim_time) = _cpu(lambda: simulate(sc, load_bench(), load_rules(), path, sc.scenario.seed))
+    return {"rounds_per_s": stats["rounds"] / cpu, "sim_s_per_wall_s": sim_time / wall, "cpu_s": cpu,
+            "rounds": stats["rounds"], "trace_bytes": path.stat().st_size}
+
+
+def main() -> None:
+    n_rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 2_000
+    with tempfile.TemporaryDirectory() as d:
+        tmp = Path(d)
+        base = baseline(200_000)
+        spins = physics(5_000)
+        full = rounds(FULL, n_rounds, tmp)
+        lean = rounds(LEAN, n_rounds, tmp)
+    result = {
+        "baseline_events_per_s": round(base),
+        "spins_per_s": round(spins),
+        "rounds_per_s": round(full["rounds_per_s"], 1),
+        "rounds_per_s_lean": round(lean["rounds_per_s"], 1),
+        "sim_s_per_wall_s": round(full["sim_s_per_wall_s"]),
+        "sim_s_per_wall_s_lean": round(lean["sim_s_per_wall_s"]),
+        "baseline_events_per_round": round(base / full["rounds_per_s"], 1),
+        "trace_bytes_per_round": round(full["trace_bytes"] / full["rounds"]),
+        "target_rounds_per_s": 2000,
+        "rounds": n_rounds,
+    }
+    print(f"baseline SimPy loop : {result['baseline_events_per_s']:>12,} events/s (CPU)")
+    print(f"wheel physics alone : {result['spins_per_s']:>12,} spins/s (CPU)")
+    print(f"full rounds         : {result['rounds_per_s']:>12,} rounds/s (CPU), "
+          f"{result['sim_s_per_wall_s']:,}x real time; one round costs "
+          f"{result['baseline_events_per_round']} bare SimPy events")
+    print(f"lean rounds         : {result['rounds_per_s_lean']:>12,} rounds/s (CPU), "
+          f"{result['sim_s_per_wall_s_lean']:,}x real time")
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,118 @@
+"""Per-seat wagering device with the dealer's lock-out (the progressive table game system's
+wagering device, § 605a.7 as used at a Crazy Time table, § 690.2(a) "no more bets").
+
+Timing model: a press reaches the device at ``env.now`` and is timestamped then; the device
+answers ``answer_delay_s`` later. The dealer's lock-out command reaches the device at ``env.now``
+and takes effect after this round's latency, drawn from a gamma distribution with mean
+``lockout_latency_mean_s`` and standard deviation ``lockout_latency_jitter_s`` (always > 0;
+jitter 0 = a fixed latency). A press is refused ("locked_out") when its timestamp is at or
+after the moment the lock-out took effect. That moment is not reported (a real device does not
+report it); ``lockout_effective_time_s`` holds it as ground truth for tests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import simpy
+
+from devices.contracts import PressAnswer, Telemetry
+
+
+@dataclass(frozen=True)
+class WageringParams:
+    """Timing of the simulated wagering device; faults default to a healthy device."""
+
+    #: pydantic (the bench) validates these from TOML/YAML and refuses unknown keys.
+    __pydantic_config__ = {"extra": "forbid"}
+
+    seats: int = 7
+    """Seats 1..seats have a wagering device."""
+    answer_delay_s: float = 0.002
+    """Time from a press reaching the device to its answer."""
+    lockout_latency_mean_s: float = 0.005
+    """Mean time from the lock-out command reaching the device to the lock-out taking effect
+    (a larger value is the slow lock-out fault)."""
+    lockout_latency_jitter_s: float = 0.001
+    """Standard deviation of that latency (gamma distributed, > 0; 0 = fixed)."""
+
+    # ---- faults (defaults = healthy)
+    lockout_ignored: bool = False
+    """The device ignores the lock-out command and keeps accepting wagers."""
+
+    def __post_init__(self) -> None:
+        if self.seats < 1:
+            raise ValueError(f"seats must be >= 1, not {self.seats}")
+        if self.answer_delay_s < 0:
+            raise ValueError(f"answer_delay_s must be >= 0, not {self.answer_delay_s}")
+        if not self.lockout_latency_mean_s > 0:
+            raise ValueError(f"lockout_latency_mean_s must be > 0, not {self.lockout_latency_mean_s}")
+        if self.lockout_latency_jitter_s < 0:
+            raise ValueError(f"lockout_latency_jitter_s must be >= 0, not {self.lockout_latency_jitter_s}")
+
+
+class WageringSim:
+    """SimPy model of the wagering device implementing ``devices.contracts.WageringDevice``."""
+
+    def __init__(self, env: simpy.Environment, params: WageringParams, rng: np.random.Generator,
+                 telemetry: Telemetry, name: str = "wagering") -> None:
+        self.env, self.params, self.rng, self.telemetry, self.name = env, params, rng, telemetry, name
+        self._betting_opened = False
+        self._press_id = 0
+        #: Ground truth for tests (never telemetry): when this round's lock-out took effect.
+        self.lockout_effective_time_s: float | None = None
+        #: Ground truth for tests: this round's drawn latency.
+        self.lockout_latency_s: float | None = None
+        telemetry(name, "device_info", {"seats": params.seats})
+
+    def draw_lockout_latency_s(self) -> float:
+        """One lock-out latency: gamma with the configured mean and standard deviation."""
+        mean, sd = self.params.lockout_latency_mean_s, self.params.lockout_latency_jitter_s
+        if sd == 0:
+            return mean
+        shape = (mean / sd) ** 2
+        return float(self.rng.gamma(shape, sd * sd / mean))
+
+    def open_betting(self) -> None:
+        """Re-enable wagering for a new round."""
+        self._betting_opened = True
+        self.lockout_effective_time_s = None
+        self.lockout_latency_s = None
+        self.telemetry(self.name, "betting_open", {"device_time_s": self.env.now})
+
+    def lock_out(self) -> None:
+        """The dealer's lock-out command, reaching the device now; takes effect after the latency."""
+        now = self.env.now
+        self.telemetry(self.name, "lockout_command", {"device_time_s": now})
+        latency = self.draw_lockout_latency_s()
+        self.lockout_latency_s = latency
+        self.lockout_effective_time_s = None if self.params.lockout_ignored else now + latency
+
+    def _verdict(self, seat: int, stake_cents: int, t: float) -> str | None:
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 1 <= seat <= self.params.seats:
+            return "invalid_seat"
+        if isinstance(stake_cents, bool) or not isinstance(stake_cents, int) or stake_cents <= 0:
+            return "invalid_stake"
+        if not self._betting_opened:
+            return "betting_closed"
+        if self.lockout_effective_time_s is not None and t >= self.lockout_effective_time_s:
+            return "locked_out"
+        return None
+
+    def press(self, seat: int, spot: str, stake_cents: int) -> simpy.Event:
+        """A seat presses now to wager; succeeds with ``PressAnswer`` after ``answer_delay_s``."""
+        self._press_id += 1
+        t = self.env.now
+        reason = self._verdict(seat, stake_cents, t)
+        answer = dict(press_id=self._press_id, seat=seat, spot=str(spot), stake_cents=stake_cents,
+                      accepted=reason is None, device_time_s=t, reason=reason)
+        done = self.env.event()
+        self.env.process(self._answer(answer, done))
+        return done
+
+    def _answer(self, answer: dict, done: simpy.Event):
+        yield self.env.timeout(self.params.answer_delay_s)
+        result = PressAnswer(**answer, answer_time_s=self.env.now)
+        self.telemetry(self.name, "press", asdict(result))
+        done.succeed(result)

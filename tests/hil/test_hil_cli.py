@@ -1,0 +1,133 @@
+"""The CLI end to end, in-process: exit codes, reports, malformed input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from hil.cli import app
+
+runner = CliRunner()
+
+SMALL = """\
+schema: 1
+name: small
+game: crazy-time
+seed: 5
+rounds: 12
+"""
+
+
+def _write(tmp_path: Path, name: str, text: str) -> Path:
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+def test_run_writes_reports_and_exits_0(tmp_path):
+    sc = _write(tmp_path, "small.yaml", SMALL)
+    out = tmp_path / "out"
+    res = runner.invoke(app, ["run", str(sc), "--out", str(out), "--jobs", "1"])
+    assert res.exit_code == 0, res.output
+    report = json.loads((out / "report.json").read_text())
+    assert (out / "junit.xml").read_text().startswith("<?xml")
+    assert (out / "traces" / "small.sqlite").exists()
+    s = report["scenarios"][0]
+    assert s["name"] == "small" and s["expectation_met"] is True
+    assert {c["id"] for c in s["checks"]} >= {"CT-690.1-layout", "CT-690.2e-settlement", "CT-lockout"}
+    for c in s["checks"]:
+        assert c["verdict"] in ("pass", "fail", "indeterminate")
+        assert c["section"].startswith("§")
+        for m in c["measurements"]:
+            assert set(m) >= {"name", "value", "unit", "bracket"}
+    prov = report["provenance"]
+    assert set(prov) >= {"git_sha", "bench", "rules", "scenarios", "seeds", "packages"}
+    assert len(prov["scenarios"]["small"]["sha256"]) == 64
+
+
+def test_unmet_expectation_exits_1(tmp_path):
+    sc = _write(tmp_path, "x.yaml", SMALL + "expect:\n  fail: [CT-690.1-layout]\n")
+    res = runner.invoke(app, ["run", str(sc), "--out", str(tmp_path / "out"), "--jobs", "1"])
+    assert res.exit_code == 1, res.output
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert report["scenarios"][0]["missed_failures"] == ["CT-690.1-layout"]
+
+
+def test_malformed_scenario_names_file_line_field_and_runs_nothing(tmp_path):
+    bad = SMALL.replace("rounds: 12", "rounds: 12\nplayers:\n  count: many\n")
+    sc = _write(tmp_path, "bad.yaml", bad)
+    out = tmp_path / "out"
+    res = runner.invoke(app, ["run", str(sc), "--out", str(out)])
+    assert res.exit_code == 2
+    assert f"{sc}:7: players.count" in res.output.replace("\n", "")
+    assert not out.exists()
+
+
+def test_unknown_fault_knob_is_caught_at_load(tmp_path):
+    bad = SMALL + "faults:\n  wheel:\n    push_scael: 0.3\n"
+    sc = _write(tmp_path, "knob.yaml", bad)
+    res = runner.invoke(app, ["run", str(sc), "--out", str(tmp_path / "out")])
+    assert res.exit_code == 2
+    assert "knob.yaml:8: faults.wheel.push_scael" in res.output.replace("\n", "")
+
+
+def test_yaml_syntax_error_gives_line(tmp_path):
+    sc = _write(tmp_path, "syntax.yaml", SMALL + "players: [1, 2\n")
+    res = runner.invoke(app, ["run", str(sc), "--out", str(tmp_path / "out")])
+    assert res.exit_code == 2
+    assert "syntax.yaml:" in res.output and "YAML syntax" in res.output
+
+
+def test_unknown_check_id_in_expect(tmp_path):
+    sc = _write(tmp_path, "ids.yaml", SMALL + "expect:\n  fail: [CT-nonsense]\n")
+    res = runner.invoke(app, ["run", str(sc), "--out", str(tmp_path / "out")])
+    assert res.exit_code == 2
+    assert "ids.yaml:7: expect.fail" in res.output.replace("\n", "")
+
+
+def test_bad_bench_file(tmp_path):
+    sc = _write(tmp_path, "small.yaml", SMALL)
+    bench = _write(tmp_path, "bench.toml", 'schema = 1\nname = "b"\n[devices.wheel]\nkind = "sim"\n'
+                   '[devices.wheel.params]\ninertia_kg_m2 = "heavy"\n[devices.top_slot]\nkind = "sim"\n'
+                   '[devices.wagering]\nkind = "sim"\n')
+    res = runner.invoke(app, ["run", str(sc), "--bench", str(bench), "--out", str(tmp_path / "out")])
+    assert res.exit_code == 2
+    assert "bench.toml:6: devices.wheel.params.inertia_kg_m2" in res.output.replace("\n", "")
+
+
+def test_real_kind_not_yet_available(tmp_path):
+    sc = _write(tmp_path, "small.yaml", SMALL)
+    bench = _write(tmp_path, "bench.toml", 'schema = 1\nname = "b"\n[devices.wheel]\nkind = "modbus"\n'
+                   'url = "tcp://127.0.0.1:5020"\n[devices.top_slot]\nkind = "sim"\n[devices.wagering]\nkind = "sim"\n')
+    res = runner.invoke(app, ["run", str(sc), "--bench", str(bench), "--out", str(tmp_path / "out")])
+    assert res.exit_code == 2
+    assert "devices.wheel.kind" in res.output
+
+
+def test_rtp_json_shape():
+    res = runner.invoke(app, ["rtp", "crazy-time", "--json"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.output)
+    assert doc["game"] == "crazy-time"
+    assert [w["wager"] for w in doc["wagers"]] == ["1", "2", "5", "10", "coin-flip", "cash-hunt", "pachinko", "crazy-time"]
+    for w in doc["wagers"]:
+        assert w["method"] == "exact"
+        p, q = map(int, w["rtp_exact"].split("/"))
+        assert abs(p / q - w["rtp"]) < 1e-12
+
+
+def test_rtp_bad_rules_file_exits_2(tmp_path):
+    rules = _write(tmp_path, "r.toml", "schema = 1\ngame = 'crazy-time'\n")
+    res = runner.invoke(app, ["rtp", "crazy-time", "--rules", str(rules), "--json"])
+    assert res.exit_code == 2
+
+
+def test_second_run_archives_the_first(tmp_path):
+    sc = _write(tmp_path, "small.yaml", SMALL)
+    out = tmp_path / "out"
+    for _ in range(2):
+        assert runner.invoke(app, ["run", str(sc), "--out", str(out), "--jobs", "1"]).exit_code == 0
+    archived = list((out / "archive").iterdir())
+    assert len(archived) == 1 and (archived[0] / "traces" / "small.sqlite").exists()

@@ -1,0 +1,53 @@
+"""The lock-out latency measurement against the simulated device's ground truth."""
+
+from __future__ import annotations
+
+import pytest
+
+import devices.wagering as wg
+from hil.bench import load_bench
+from hil.checks.base import BenchView, CheckConfig, RoundView
+from hil.checks.crazy_time import Lockout
+from hil.runner import load_rules, run_scenario
+from hil.scenario import parse_scenario
+from hil.trace import TraceReader
+
+TEXT = """\
+schema: 1
+name: lockout
+game: crazy-time
+seed: 3
+rounds: 40
+players: {count: 3, late_press_probability: 0.5}
+faults:
+  wagering: {lockout_latency_mean_s: %(mean)s, lockout_latency_jitter_s: 0.001}
+lockout:
+  budget_s: 0.010
+  probe: {step_s: 0.0005, span_s: 0.040, before_s: 0.002}
+"""
+
+
+@pytest.mark.parametrize("mean", [0.004, 0.025])
+def test_bracket_contains_ground_truth(tmp_path, monkeypatch, mean):
+    truth: list[float] = []
+    real = wg.WageringSim.lock_out
+
+    def spy(self):
+        real(self)
+        truth.append(self.lockout_effective_time_s - self.env.now)
+
+    monkeypatch.setattr(wg.WageringSim, "lock_out", spy)
+    r = run_scenario(parse_scenario(TEXT % {"mean": mean}, "l.yaml"), load_bench(), load_rules(), tmp_path)
+    check = Lockout(CheckConfig(lockout_budget_s=0.010))
+    with TraceReader(tmp_path / r["trace"]) as reader:
+        for n, events in reader.rounds():
+            if n == 0:
+                check.setup(BenchView.of(events))
+            else:
+                check.observe(RoundView.of(n, events))
+    assert len(truth) == 40 and len(check.upper) == 40
+    for t, lo, hi in zip(truth, check.lower, check.upper):
+        assert lo <= t <= hi + 1e-12
+        assert hi - lo <= 0.0005 + 1e-9
+    verdict = {c["id"]: c["verdict"] for c in r["checks"]}["CT-lockout"]
+    assert verdict == ("pass" if mean < 0.010 else "fail")

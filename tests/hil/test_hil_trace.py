@@ -1,0 +1,106 @@
+"""The trace: durable per round, reproducible from the seed, readable round by round."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from hil.bench import load_bench
+from hil.runner import load_rules, run_scenario
+from hil.scenario import parse_scenario
+from hil.trace import TraceReader, TraceWriter
+
+TEXT = """\
+schema: 1
+name: det
+game: crazy-time
+seed: 77
+rounds: 25
+players: {count: 4}
+faults:
+  wheel: {clapper_wear: 15.0}
+"""
+
+
+def _rows(path):
+    with sqlite3.connect(path) as db:
+        return db.execute("SELECT seq, round, sim_time, device, kind, payload FROM events ORDER BY seq").fetchall()
+
+
+def _strip(result):
+    return {k: v for k, v in result.items() if k not in ("wall_s",)}
+
+
+def test_same_seed_same_trace_and_result(tmp_path):
+    sc = parse_scenario(TEXT, "det.yaml")
+    a = run_scenario(sc, load_bench(), load_rules(), tmp_path / "a")
+    b = run_scenario(sc, load_bench(), load_rules(), tmp_path / "b")
+    assert _strip(a) == _strip(b)
+    ra, rb = _rows(tmp_path / "a" / a["trace"]), _rows(tmp_path / "b" / b["trace"])
+    assert ra == rb and len(ra) > 25 * 10
+
+
+def test_seed_override_changes_the_run(tmp_path):
+    sc = parse_scenario(TEXT, "det.yaml")
+    a = run_scenario(sc, load_bench(), load_rules(), tmp_path / "a")
+    b = run_scenario(sc, load_bench(), load_rules(), tmp_path / "b", seed_override=1)
+    assert _rows(tmp_path / "a" / a["trace"]) != _rows(tmp_path / "b" / b["trace"])
+
+
+def test_rounds_are_contiguous_and_complete(tmp_path):
+    sc = parse_scenario(TEXT, "det.yaml")
+    r = run_scenario(sc, load_bench(), load_rules(), tmp_path)
+    with TraceReader(tmp_path / r["trace"]) as reader:
+        rounds = [n for n, _ in reader.rounds()]
+        assert rounds == list(range(0, 26))
+        for n, events in reader.rounds():
+            if n:
+                assert events[0].kind == "round_start" and events[-1].kind == "round_end"
+            seqs = [e.seq for e in events]
+            assert seqs == sorted(seqs)
+        assert reader.meta()["seed"] == 77
+
+
+def test_trace_is_durable_per_round_and_keeps_data_after_a_crash(tmp_path, monkeypatch):
+    """A device that crashes mid-run: every committed round stays, the error is recorded."""
+    import devices.money_wheel as mw
+
+    calls = {"n": 0}
+    real_spin = mw.MoneyWheelSim.spin
+
+    def flaky(self, direction):
+        calls["n"] += 1
+        if calls["n"] == 8:
+            raise RuntimeError("wheel controller fault")
+        return real_spin(self, direction)
+
+    monkeypatch.setattr(mw.MoneyWheelSim, "spin", flaky)
+    sc = parse_scenario(TEXT.replace("faults:\n  wheel: {clapper_wear: 15.0}\n", ""), "det.yaml")
+    r = run_scenario(sc, load_bench(), load_rules(), tmp_path)
+    assert "wheel controller fault" in r["error"] and r["expectation_met"] is False
+    with TraceReader(tmp_path / r["trace"]) as reader:
+        kinds = [(e.round, e.kind) for e in reader.events()]
+    ends = [n for n, k in kinds if k == "round_end"]
+    assert ends == list(range(1, 8))
+    assert kinds[-1][1] == "run_error"
+
+
+def test_writer_refuses_to_overwrite(tmp_path):
+    p = tmp_path / "t.sqlite"
+    TraceWriter(p, {}).close()
+    with pytest.raises(FileExistsError):
+        TraceWriter(p, {})
+
+
+def test_committed_rounds_visible_to_a_concurrent_reader(tmp_path):
+    p = tmp_path / "t.sqlite"
+    w = TraceWriter(p, {"k": 1})
+    w.round = 1
+    w.record("croupier", "round_start", {"round": 1})
+    w.commit()
+    w.round = 2
+    w.record("croupier", "round_start", {"round": 2})  # not committed yet
+    with TraceReader(p) as r:
+        assert [e.round for e in r.events()] == [1]
+    w.close()
