@@ -143,3 +143,10 @@ class WageringDevice(Protocol):
     def press(self, seat: int, spot: str, stake_cents: int) -> simpy.Event:
         """A seat presses now to wager; succeeds with ``PressAnswer``."""
         ...
+
+
+def payload(result: object) -> dict[str, Any]:
+    """A result dataclass as a telemetry payload. The results above are flat (no nested
+    dataclasses), so a shallow copy suffices — ``dataclasses.asdict`` deep-copies and costs
+    ~20 µs per call on the hot path of every press."""
+    return dict(vars(result))

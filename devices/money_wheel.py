@@ -36,7 +36,7 @@ barrier ``B`` (energy needed to bend the clapper over the peg) and the on-peg ba
 * otherwise it clears the peg (losing ``peg_loss``) and the wheel travels on.
 
 Only a narrow window of pegs can hold the stop (``E_k`` is within ``2*m*d*g`` of the balanced
-wheel's arithmetic sequence), so a spin costs a handful of array operations whatever its length;
+wheel's arithmetic sequence), so finding the stop costs a few µs whatever the spin's length;
 the per-peg times (for the revolution index pulses and the duration) come from the kinematics of
 constant torque within each interval: ``t = 2*dx/(omega_in + omega_out)``. No SimPy event per peg.
 """
@@ -44,13 +44,13 @@ constant torque within each interval: ``t = 2*dx/(omega_in + omega_out)``. No Si
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 import simpy
 
-from devices.contracts import Direction, SpinStop, Telemetry, WheelInfo
+from devices.contracts import Direction, SpinStop, Telemetry, WheelInfo, payload
 
 #: Standard gravity, m/s².
 G_M_S2 = 9.80665
@@ -433,7 +433,7 @@ class MoneyWheelSim:
         self._spin_id = 0
         self._busy_until: float | None = None
         self.last_physics: SpinPhysics | None = None  # ground truth for tests, not telemetry
-        telemetry(name, "device_info", asdict(self.info()))
+        telemetry(name, "device_info", payload(self.info()))
 
     @property
     def angle_rad(self) -> float:
@@ -489,5 +489,5 @@ class MoneyWheelSim:
             start_time_s=start,
             stop_time_s=env.now,
         )
-        if self._emit("spin_stop", asdict(stop)):
+        if self._emit("spin_stop", payload(stop)):
             done.succeed(stop)

@@ -16,13 +16,13 @@ what it showed before.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import simpy
 
-from devices.contracts import Telemetry, TopSlotStop
+from devices.contracts import Telemetry, TopSlotStop, payload
 from rules.crazy_time import TOP_SLOT_REEL1, TOP_SLOT_REEL2
 
 
@@ -150,5 +150,5 @@ class TopSlotSim:
         self.telemetry(self.name, "top_slot_start", {"spin_id": result["spin_id"], "device_time_s": start})
         yield env.timeout(spin_s)
         stop = TopSlotStop(**result, start_time_s=start, stop_time_s=env.now)
-        self.telemetry(self.name, "top_slot_stop", asdict(stop))
+        self.telemetry(self.name, "top_slot_stop", payload(stop))
         done.succeed(stop)

@@ -12,12 +12,12 @@ report it); ``lockout_effective_time_s`` holds it as ground truth for tests.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 import simpy
 
-from devices.contracts import PressAnswer, Telemetry
+from devices.contracts import PressAnswer, Telemetry, payload
 
 
 @dataclass(frozen=True)
@@ -101,18 +101,19 @@ class WageringSim:
         return None
 
     def press(self, seat: int, spot: str, stake_cents: int) -> simpy.Event:
-        """A seat presses now to wager; succeeds with ``PressAnswer`` after ``answer_delay_s``."""
+        """A seat presses now to wager; succeeds with ``PressAnswer`` after ``answer_delay_s``.
+
+        The verdict is taken when the press reaches the device; the answer (and its telemetry)
+        leaves ``answer_delay_s`` later. One SimPy event per press: a full round holds dozens."""
         self._press_id += 1
         t = self.env.now
         reason = self._verdict(seat, stake_cents, t)
-        answer = dict(press_id=self._press_id, seat=seat, spot=str(spot), stake_cents=stake_cents,
-                      accepted=reason is None, device_time_s=t, reason=reason)
-        done = self.env.event()
-        self.env.process(self._answer(answer, done))
-        return done
+        result = PressAnswer(press_id=self._press_id, seat=seat, spot=str(spot), stake_cents=stake_cents,
+                             accepted=reason is None, device_time_s=t,
+                             answer_time_s=t + self.params.answer_delay_s, reason=reason)
+        answered = self.env.timeout(self.params.answer_delay_s, value=result)
+        answered.callbacks.append(self._answer)
+        return answered
 
-    def _answer(self, answer: dict, done: simpy.Event):
-        yield self.env.timeout(self.params.answer_delay_s)
-        result = PressAnswer(**answer, answer_time_s=self.env.now)
-        self.telemetry(self.name, "press", asdict(result))
-        done.succeed(result)
+    def _answer(self, event: simpy.Event) -> None:
+        self.telemetry(self.name, "press", payload(event.value))

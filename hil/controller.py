@@ -27,12 +27,14 @@ import simpy
 
 from devices.contracts import PressAnswer, SpinStop, TopSlotStop
 from hil.bench import Devices
+from hil.lockout import BoundarySearch
 from hil.scenario import CroupierFaults, Scenario
 from hil.trace import TraceWriter
 from rules.crazy_time import SPOTS, Spot, TopSlotOutcome, Wager, settle
 from rules.submission import RulesSubmission
 
 CROUPIER = "croupier"
+SPOT_IDS = tuple(s.value for s in SPOTS)
 MIN_REVOLUTIONS = 3  # § 690.2(b)
 
 
@@ -51,6 +53,9 @@ class CrazyTimeController:
         self.spin_count = 0
         self.answers: list[PressAnswer] = []
         self.stats = {"rounds": 0, "spins": 0, "void_spins": 0, "void_rounds": 0}
+        pr = scenario.lockout.probe
+        self.search = BoundarySearch.for_budget(scenario.lockout.budget_s, pr.step_s, pr.presses) if pr else None
+        self.probe_answers: list[tuple[float, bool]] = []
 
     def _say(self, kind: str, payload: dict | None = None) -> None:
         self.trace.record(CROUPIER, kind, payload)
@@ -72,6 +77,7 @@ class CrazyTimeController:
         env, sc, cr = self.env, self.sc, self.sc.croupier
         self.trace.round = n
         self.answers = []
+        self.probe_answers = []
         self._say("round_start", {"round": n})
         self.dev.wagering.open_betting()
         self._say("betting_open", {"window_s": cr.betting_window_s})
@@ -85,8 +91,10 @@ class CrazyTimeController:
             yield env.timeout(cr.spin_delay_s)
             result = yield from self._spin_until_valid(n, announce_after=False)
 
+        if self.search is not None and self.probe_answers:
+            self.search.update(self.probe_answers)
         accepted = [a for a in self.answers if a.accepted]
-        wagers = [Wager(f"{n}-{a.press_id}", a.seat, Spot(a.spot), a.stake_cents) for a in accepted]
+        wagers = [Wager(f"{n}-{a.press_id}", a.seat, a.spot, a.stake_cents) for a in accepted]
         self.stats["rounds"] += 1
         if result is None:
             self.stats["void_rounds"] += 1
@@ -110,8 +118,11 @@ class CrazyTimeController:
 
     # ------------------------------------------------------------------ presses
     def _press(self, seat: int, spot: str, stake_cents: int) -> None:
-        ev = self.dev.wagering.press(seat, spot, stake_cents)
-        ev.callbacks.append(lambda e: self.answers.append(e.value) if e.ok else None)
+        self.dev.wagering.press(seat, spot, stake_cents).callbacks.append(self._collect)
+
+    def _collect(self, ev: simpy.Event) -> None:
+        if ev.ok:
+            self.answers.append(ev.value)
 
     def _players(self, window_s: float):
         pl, rng = self.sc.players, self.rng
@@ -120,33 +131,38 @@ class CrazyTimeController:
         counts = rng.integers(pl.wagers_per_player[0], pl.wagers_per_player[1] + 1, size=pl.count)
         total = int(counts.sum())
         seats = np.repeat(np.arange(1, pl.count + 1), counts)
-        times = rng.uniform(0, window_s, size=total).tolist()
+        times = rng.uniform(0, window_s, size=total)
         spots = rng.integers(0, len(SPOTS), size=total)
         stakes = rng.integers(pl.stake_cents[0] // 100, pl.stake_cents[1] // 100 + 1, size=total) * 100
+        order = np.argsort(times)
         t0 = self.env.now
-        for i in np.argsort(times).tolist():
-            delay = t0 + times[i] - self.env.now
+        for t, seat, spot, stake in zip(times[order].tolist(), seats[order].tolist(),
+                                        spots[order].tolist(), stakes[order].tolist()):
+            delay = t0 + t - self.env.now
             if delay > 0:
                 yield self.env.timeout(delay)
-            self._press(int(seats[i]), SPOTS[spots[i]].value, int(stakes[i]))
+            self._press(seat, SPOT_IDS[spot], stake)
 
     def _late_press(self, delay_s: float):
         yield self.env.timeout(delay_s)
         seat = int(self.rng.integers(1, self.sc.players.count + 1))
-        self._press(seat, SPOTS[int(self.rng.integers(len(SPOTS)))].value, 100 * int(self.rng.integers(1, 11)))
+        self._press(seat, SPOT_IDS[int(self.rng.integers(len(SPOTS)))], 100 * int(self.rng.integers(1, 11)))
 
     def _probe_lockout(self):
-        """Presses at ``-before_s … span_s`` around the command, random phase within a step."""
+        """Presses around the command where the boundary search says (random phase per round)."""
         pr = self.sc.lockout.probe
-        phase = float(self.rng.uniform(0, pr.step_s))
-        offsets = np.arange(-pr.before_s + phase, pr.span_s, pr.step_s).tolist()
+        # The search window, plus a sentinel press at the budget: whatever the window found,
+        # every round then shows whether the device had locked out within its budget.
+        offsets = sorted(self.search.offsets(float(self.rng.random())) + [self.sc.lockout.budget_s])
         t_cmd = self.env.now
         self._say("lockout_probe", {"offsets_s": [round(o, 9) for o in offsets], "seat": pr.seat})
         for off in offsets:
             delay = t_cmd + off - self.env.now
             if delay > 0:
                 yield self.env.timeout(delay)
-            self._press(pr.seat, Spot.ONE.value, pr.stake_cents)
+            ev = self.dev.wagering.press(pr.seat, Spot.ONE.value, pr.stake_cents)
+            ev.callbacks.append(self._collect)
+            ev.callbacks.append(lambda e, off=off: self.probe_answers.append((off, e.ok and e.value.accepted)))
 
     # ------------------------------------------------------------------ spins
     def _direction(self) -> str:

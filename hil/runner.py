@@ -71,7 +71,7 @@ def simulate(loaded: LoadedScenario, bench: LoadedBench, rules: LoadedRules, tra
     })
     try:
         env = simpy.Environment()
-        writer.now = lambda: env.now
+        writer.clock = env
         ss_devices, ss_croupier = np.random.SeedSequence(seed).spawn(2)
         devices, params = build_devices(env, bench.config, sc.device_overrides(), rules.submission,
                                         ss_devices, writer.record)

@@ -46,15 +46,12 @@ class Players(pydantic.BaseModel):
 
 
 class LockoutProbe(pydantic.BaseModel):
-    """Seat presses the rig injects around the lock-out command to find the boundary.
-
-    Each round presses at offsets ``-before_s, …, span_s`` every ``step_s`` after the command,
-    with a random phase within one step (so the bracket narrows across rounds)."""
+    """Seat presses the rig injects around the lock-out command to find the boundary where the
+    device stops recognising wagers (``hil.lockout.BoundarySearch``)."""
 
     model_config = _STRICT
-    step_s: float = Field(0.001, gt=0)
-    span_s: float = Field(0.020, gt=0)
-    before_s: float = Field(0.002, ge=0)
+    presses: int = Field(8, ge=2, le=200)  # per round
+    step_s: float = Field(0.0005, gt=0)  # the finest spacing: the resolution of each round's bracket
     seat: int = Field(7, ge=1)  # the rig's actuator presses this seat (seats count from 1)
     stake_cents: int = Field(100, gt=0)
 

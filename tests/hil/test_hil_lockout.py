@@ -23,7 +23,7 @@ faults:
   wagering: {lockout_latency_mean_s: %(mean)s, lockout_latency_jitter_s: 0.001}
 lockout:
   budget_s: 0.010
-  probe: {step_s: 0.0005, span_s: 0.040, before_s: 0.002}
+  probe: {presses: 10, step_s: 0.0005}
 """
 
 
@@ -45,9 +45,15 @@ def test_bracket_contains_ground_truth(tmp_path, monkeypatch, mean):
                 check.setup(BenchView.of(events))
             else:
                 check.observe(RoundView.of(n, events))
-    assert len(truth) == 40 and len(check.upper) == 40
-    for t, lo, hi in zip(truth, check.lower, check.upper):
-        assert lo <= t <= hi + 1e-12
-        assert hi - lo <= 0.0005 + 1e-9
+    assert len(truth) == 40
+    bracketed = 0
+    for n, t in enumerate(truth, start=1):
+        if n in check.brackets:
+            lo, hi = check.brackets[n]
+            assert lo <= t <= hi + 1e-12, (n, lo, t, hi)
+            bracketed += 1
+    assert bracketed >= 30  # the boundary search settles within a few rounds
+    widths = sorted(hi - lo for lo, hi in check.brackets.values())
+    assert widths[len(widths) // 2] <= 0.0005 + 1e-9  # median bracket at the resolution
     verdict = {c["id"]: c["verdict"] for c in r["checks"]}["CT-lockout"]
     assert verdict == ("pass" if mean < 0.010 else "fail")

@@ -1,0 +1,56 @@
+"""Boundary search for the wagering device's lock-out latency.
+
+Each round the rig presses a seat button ``presses`` times around the dealer's lock-out
+command. The presses before the boundary are accepted, those after it are locked out; the
+latency of that round lies between the last accepted and the first rejected press. The window
+of the next round is centred on what was found so far and narrowed to the resolution
+``step_s``; a window that missed the boundary (all accepted, or all rejected) is moved and
+widened. A fixed random phase per round (within one spacing) keeps the presses from sitting
+on the same grid, so over rounds the bracket narrows below the spacing as well.
+
+The croupier adds one sentinel press at the budget itself, so every round shows whether the
+lock-out took effect within the budget even when the window missed. This decides only *where
+to press*. The verdict is ``CT-lockout``'s, from the trace alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass
+class BoundarySearch:
+    step_s: float  # the finest spacing between presses (the resolution)
+    presses: int  # presses per round
+    center_s: float  # current estimate of the boundary, after the command
+    width_s: float  # current window width
+    max_width_s: float  # never search wider than this
+
+    @classmethod
+    def for_budget(cls, budget_s: float, step_s: float, presses: int) -> BoundarySearch:
+        """Start with a window of twice the budget, from just before the command."""
+        width = max(2 * budget_s, step_s * presses)
+        return cls(step_s, presses, width / 2 - step_s, width, max_width_s=max(width, 16 * budget_s))
+
+    def offsets(self, phase: float) -> list[float]:
+        """This round's press offsets from the command (s); ``phase`` in [0, 1)."""
+        spacing = self.width_s / self.presses
+        start = self.center_s - self.width_s / 2
+        return [start + (i + phase) * spacing for i in range(self.presses)]
+
+    def update(self, answers: list[tuple[float, bool]]) -> tuple[float, float] | None:
+        """Learn from this round's ``(offset_s, accepted)`` probe answers; returns the bracket
+        found, if any."""
+        after = sorted(a for a in answers if a[0] >= 0)
+        accepted = [o for o, ok in after if ok]
+        lo = max(accepted, default=0.0)
+        hi = next((o for o, ok in after if not ok and o > lo), None)
+        if hi is not None and (accepted or any(o < 0 for o, _ in answers)):
+            mid = (lo + hi) / 2
+            self.center_s = mid
+            self.width_s = max(self.step_s * self.presses, min(self.width_s / 2, self.max_width_s))
+            return lo, hi
+        # Missed: everything accepted ⇒ the boundary is later; everything rejected ⇒ earlier.
+        self.center_s += self.width_s / 2 if hi is None else -self.width_s / 2
+        self.width_s = min(2 * self.width_s, self.max_width_s)
+        return None
