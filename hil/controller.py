@@ -20,7 +20,7 @@ The controller decides from what the devices report; it never writes a verdict. 
 
 from __future__ import annotations
 
-from dataclasses import asdict
+import random
 
 import numpy as np
 import simpy
@@ -50,6 +50,9 @@ class CrazyTimeController:
     ) -> None:
         self.env, self.dev, self.trace, self.sc, self.rules, self.rng = env, devices, trace, scenario, rules, rng
         self.faults: CroupierFaults = scenario.croupier_faults
+        # The players' many small draws come from a stdlib generator seeded from ``rng``
+        # (numpy's per-call overhead dominates for single draws); still one seed for the run.
+        self.prng = random.Random(int(rng.integers(2**63)))
         self.spin_count = 0
         self.answers: list[PressAnswer] = []
         self.stats = {"rounds": 0, "spins": 0, "void_spins": 0, "void_rounds": 0}
@@ -81,7 +84,11 @@ class CrazyTimeController:
         self._say("round_start", {"round": n})
         self.dev.wagering.open_betting()
         self._say("betting_open", {"window_s": cr.betting_window_s})
-        env.process(self._players(cr.betting_window_s))
+        # Every press of the round is scheduled now, at its absolute time: the players' during
+        # the window, the rig's probes and a late press around the lock-out command.
+        t_lock = env.now + cr.betting_window_s + (cr.spin_delay_s if self.faults.announce_after_spin else 0.0)
+        self._schedule_players(cr.betting_window_s)
+        self._schedule_lockout_presses(t_lock)
         yield env.timeout(cr.betting_window_s)
 
         if self.faults.announce_after_spin:
@@ -110,59 +117,48 @@ class CrazyTimeController:
     def _no_more_bets(self) -> None:
         self._say("no_more_bets")  # § 690.2(a)
         self.dev.wagering.lock_out()
-        if self.sc.lockout.probe is not None:
-            self.env.process(self._probe_lockout())
-        env, pl = self.env, self.sc.players
-        if pl.count and self.rng.random() < pl.late_press_probability:
-            env.process(self._late_press(float(self.rng.uniform(0, pl.late_press_window_s))))
 
     # ------------------------------------------------------------------ presses
-    def _press(self, seat: int, spot: str, stake_cents: int) -> None:
-        self.dev.wagering.press(seat, spot, stake_cents).callbacks.append(self._collect)
+    def _press_at(self, at: float, seat: int, spot: str, stake_cents: int, probe_offset: float | None = None) -> None:
+        """A seat press at absolute time ``at``: one timeout whose callback presses (no process
+        per press — a round holds dozens)."""
+        ev = self.env.timeout(max(0.0, at - self.env.now))
+        ev.callbacks.append(lambda _e: self._press(seat, spot, stake_cents, probe_offset))
+
+    def _press(self, seat: int, spot: str, stake_cents: int, probe_offset: float | None) -> None:
+        answer = self.dev.wagering.press(seat, spot, stake_cents)
+        answer.callbacks.append(self._collect)
+        if probe_offset is not None:
+            answer.callbacks.append(lambda e: self.probe_answers.append((probe_offset, e.ok and e.value.accepted)))
 
     def _collect(self, ev: simpy.Event) -> None:
         if ev.ok:
             self.answers.append(ev.value)
 
-    def _players(self, window_s: float):
-        pl, rng = self.sc.players, self.rng
-        if not pl.count:
-            return
-        counts = rng.integers(pl.wagers_per_player[0], pl.wagers_per_player[1] + 1, size=pl.count)
-        total = int(counts.sum())
-        seats = np.repeat(np.arange(1, pl.count + 1), counts)
-        times = rng.uniform(0, window_s, size=total)
-        spots = rng.integers(0, len(SPOTS), size=total)
-        stakes = rng.integers(pl.stake_cents[0] // 100, pl.stake_cents[1] // 100 + 1, size=total) * 100
-        order = np.argsort(times)
-        t0 = self.env.now
-        for t, seat, spot, stake in zip(times[order].tolist(), seats[order].tolist(),
-                                        spots[order].tolist(), stakes[order].tolist()):
-            delay = t0 + t - self.env.now
-            if delay > 0:
-                yield self.env.timeout(delay)
-            self._press(seat, SPOT_IDS[spot], stake)
+    def _schedule_players(self, window_s: float) -> None:
+        pl, rnd, now = self.sc.players, self.prng, self.env.now
+        lo_wagers, hi_wagers = pl.wagers_per_player
+        lo_stake, hi_stake = pl.stake_cents[0] // 100, pl.stake_cents[1] // 100
+        for seat in range(1, pl.count + 1):
+            for _ in range(rnd.randint(lo_wagers, hi_wagers)):
+                self._press_at(now + rnd.uniform(0, window_s), seat, rnd.choice(SPOT_IDS),
+                               100 * rnd.randint(lo_stake, hi_stake))
 
-    def _late_press(self, delay_s: float):
-        yield self.env.timeout(delay_s)
-        seat = int(self.rng.integers(1, self.sc.players.count + 1))
-        self._press(seat, SPOT_IDS[int(self.rng.integers(len(SPOTS)))], 100 * int(self.rng.integers(1, 11)))
-
-    def _probe_lockout(self):
-        """Presses around the command where the boundary search says (random phase per round)."""
-        pr = self.sc.lockout.probe
-        # The search window, plus a sentinel press at the budget: whatever the window found,
-        # every round then shows whether the device had locked out within its budget.
-        offsets = sorted(self.search.offsets(float(self.rng.random())) + [self.sc.lockout.budget_s])
-        t_cmd = self.env.now
-        self._say("lockout_probe", {"offsets_s": [round(o, 9) for o in offsets], "seat": pr.seat})
-        for off in offsets:
-            delay = t_cmd + off - self.env.now
-            if delay > 0:
-                yield self.env.timeout(delay)
-            ev = self.dev.wagering.press(pr.seat, Spot.ONE.value, pr.stake_cents)
-            ev.callbacks.append(self._collect)
-            ev.callbacks.append(lambda e, off=off: self.probe_answers.append((off, e.ok and e.value.accepted)))
+    def _schedule_lockout_presses(self, t_lock: float) -> None:
+        """The rig's probe presses where the boundary search says (random phase per round), a
+        sentinel press at the budget — so every round shows whether the device had locked out
+        within its budget, whatever the window found — and, sometimes, a player's late press."""
+        pr, pl, rng = self.sc.lockout.probe, self.sc.players, self.rng
+        if pr is not None:
+            offsets = sorted(self.search.offsets(float(rng.random())) + [self.sc.lockout.budget_s])
+            self._say("lockout_probe", {"command_at_s": t_lock, "offsets_s": [round(o, 9) for o in offsets],
+                                        "seat": pr.seat})
+            for off in offsets:
+                self._press_at(t_lock + off, pr.seat, SPOT_IDS[0], pr.stake_cents, probe_offset=off)
+        if pl.count and rng.random() < pl.late_press_probability:
+            late = t_lock + float(rng.uniform(0, pl.late_press_window_s))
+            self._press_at(late, int(rng.integers(1, pl.count + 1)), SPOT_IDS[int(rng.integers(len(SPOTS)))],
+                           100 * int(rng.integers(1, 11)))
 
     # ------------------------------------------------------------------ spins
     def _direction(self) -> str:

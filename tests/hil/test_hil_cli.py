@@ -131,3 +131,26 @@ def test_second_run_archives_the_first(tmp_path):
         assert runner.invoke(app, ["run", str(sc), "--out", str(out), "--jobs", "1"]).exit_code == 0
     archived = list((out / "archive").iterdir())
     assert len(archived) == 1 and (archived[0] / "traces" / "small.sqlite").exists()
+
+
+def test_same_seed_same_report_apart_from_provenance_and_wall_clock(tmp_path):
+    from hil.report import WALL_CLOCK_FIELDS
+
+    sc = _write(tmp_path, "small.yaml", SMALL.replace("rounds: 12", "rounds: 30"))
+    sc2 = _write(tmp_path, "other.yaml", SMALL.replace("name: small", "name: other"))
+    reports = []
+    for out, jobs in (("a", "1"), ("b", "2")):
+        res = runner.invoke(app, ["run", str(sc), str(sc2), "--out", str(tmp_path / out), "--seed", "9",
+                                  "--jobs", jobs])
+        assert res.exit_code == 0, res.output
+        reports.append(json.loads((tmp_path / out / "report.json").read_text()))
+
+    def strip(obj):
+        if isinstance(obj, dict):
+            return {k: strip(v) for k, v in obj.items() if k not in WALL_CLOCK_FIELDS}
+        if isinstance(obj, list):
+            return [strip(v) for v in obj]
+        return obj
+
+    assert strip(reports[0]) == strip(reports[1])
+    assert reports[0]["provenance"]["seed_override"] == 9

@@ -104,3 +104,29 @@ def test_committed_rounds_visible_to_a_concurrent_reader(tmp_path):
     with TraceReader(p) as r:
         assert [e.round for e in r.events()] == [1]
     w.close()
+
+
+def test_void_spin_is_respun_and_each_attempt_recorded(tmp_path):
+    """§ 690.2(d) respin path: a between-sections spin is void, respun, and only the valid
+    attempt is settled; every attempt is in the trace."""
+    r = run_scenario(parse_scenario(TEXT.replace("rounds: 25", "rounds: 150"), "det.yaml"),
+                     load_bench(), load_rules(), tmp_path)
+    assert r["stats"]["void_spins"] > 0 and r["expectation_met"]
+    respun = 0
+    with TraceReader(tmp_path / r["trace"]) as reader:
+        for n, events in reader.rounds():
+            kinds = [(e.device, e.kind, e.payload) for e in events]
+            voids = [p for d, k, p in kinds if k == "spin_void"]
+            if not voids or n == 0:
+                continue
+            respun += 1
+            commands = [p["attempt"] for d, k, p in kinds if k == "spin_command"]
+            assert commands == list(range(1, len(commands) + 1))
+            assert all(v["reason"] in ("between_sections", "under_three_revolutions") for v in voids)
+            stops = [p for d, k, p in kinds if k == "spin_stop"]
+            assert len(stops) == len(commands)
+            valid = [p for d, k, p in kinds if k == "spin_valid"]
+            if valid:  # settled on the last attempt, whose rest was in a section
+                assert not stops[-1]["on_peg"] and valid[0]["attempt"] == len(commands)
+                assert kinds[-1][2]["result"] == stops[-1]["spot"]
+    assert respun > 0
