@@ -3,6 +3,7 @@
     croupier run [PATH ...] [--bench FILE] [--rules FILE] [--seed N] [--out DIR] [--jobs N]
     croupier rtp crazy-time [--rules FILE] [--json]
     croupier check TRACE [--budget-s S]
+    croupier traceability [--out FILE]
 
 Exit codes of ``run``: 0 every scenario met its expectation, 1 one did not, 2 bad input
 (nothing was run).
@@ -139,6 +140,20 @@ def check(
                                             chi2_alpha=chi2_alpha))
     sys.stdout.write(orjson.dumps([r.to_json() for r in results], option=orjson.OPT_INDENT_2).decode() + "\n")
     raise typer.Exit(EXIT_EXPECTATION if any(r.verdict == "fail" for r in results) else EXIT_OK)
+
+
+@app.command()
+def traceability(
+    out: Annotated[Optional[Path], typer.Option(help="write the matrix here (default: print)")] = None,
+) -> None:
+    """The requirement traceability matrix: section → check → fault scenarios."""
+    from hil.traceability import matrix
+
+    text = matrix(BUNDLED_SUITE)
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        out.write_text(text, encoding="utf-8")
 
 
 def main() -> None:

@@ -30,7 +30,7 @@ from hil.bench import Devices
 from hil.lockout import BoundarySearch
 from hil.scenario import CroupierFaults, Scenario
 from hil.trace import TraceWriter
-from rules.crazy_time import SPOTS, Spot, TopSlotOutcome, Wager, settle
+from rules.crazy_time import SPOTS, TOP_SLOT_REEL2, Spot, TopSlotOutcome, Wager, settle
 from rules.submission import RulesSubmission
 
 CROUPIER = "croupier"
@@ -191,7 +191,11 @@ class CrazyTimeController:
             else:
                 stop: SpinStop = wheel_ev.value
                 top: TopSlotStop = top_ev.value
-                if stop.on_peg and not self.faults.settle_between_sections:
+                if stop.spot not in SPOT_IDS:
+                    reason = "invalid_wheel_result"  # a section the layout does not know
+                elif top.spot not in SPOT_IDS or top.multiplier not in TOP_SLOT_REEL2:
+                    reason = "invalid_top_slot_result"  # a symbol not on the reels (§ 690.3(b))
+                elif stop.on_peg and not self.faults.settle_between_sections:
                     reason = "between_sections"  # § 690.2(d)
                 elif stop.revolutions < MIN_REVOLUTIONS and not self.faults.skip_revolution_check:
                     reason = "under_three_revolutions"  # § 690.2(b)

@@ -23,7 +23,10 @@ def run_checks(trace_path: Path, config: CheckConfig) -> list[CheckResult]:
                 continue
             rv = RoundView.of(n, events)
             for c in checks:
-                c.observe(rv)
+                try:
+                    c.observe(rv)
+                except (KeyError, TypeError, ValueError) as exc:  # malformed evidence is a finding
+                    c.finding(n, None, f"malformed evidence in this round: {type(exc).__name__}: {exc}")
     return [c.result() for c in checks]
 
 

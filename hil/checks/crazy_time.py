@@ -13,7 +13,8 @@ from fractions import Fraction
 from scipy import stats
 
 from hil.checks.base import BenchView, Check, Measurement, RoundView, Verdict
-from rules.crazy_time import BASE_ODDS, Spot, TopSlotOutcome, Wager, layout_deviations, settle
+from rules.crazy_time import (BASE_ODDS, TOP_SLOT_REEL1, TOP_SLOT_REEL2, Spot, TopSlotOutcome, Wager,
+                              layout_deviations, settle)
 from rules.submission import RulesSubmission
 
 MIN_REVOLUTIONS = 3
@@ -267,6 +268,10 @@ class TopSlotCheck(Check):
                     self.finding(rv.n, a.top_start, f"Top Slot started {off * 1e3:+.1f} ms from the wheel "
                                  f"(tolerance ±{tol * 1e3:.1f} ms)")
             stop = a.top_stop.payload
+            if stop.get("spot") not in TOP_SLOT_REEL1 or stop.get("multiplier") not in TOP_SLOT_REEL2:
+                self.finding(rv.n, a.top_stop, f"Top Slot showed {stop.get('spot')!r} × {stop.get('multiplier')!r}: "
+                             "not on its reels (§ 690.3(b))")
+                continue
             stuck = [r for r in (1, 2) if stop.get(f"reel{r}_steps", 0) <= 0]
             if stuck:
                 self.finding(rv.n, a.top_stop, f"reel(s) {stuck} did not move during the spin")
