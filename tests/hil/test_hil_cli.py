@@ -154,3 +154,17 @@ def test_same_seed_same_report_apart_from_provenance_and_wall_clock(tmp_path):
 
     assert strip(reports[0]) == strip(reports[1])
     assert reports[0]["provenance"]["seed_override"] == 9
+
+
+def test_check_command_rechecks_a_recorded_trace(tmp_path):
+    sc = _write(tmp_path, "small.yaml", SMALL)
+    out = tmp_path / "out"
+    assert runner.invoke(app, ["run", str(sc), "--out", str(out), "--jobs", "1"]).exit_code == 0
+    res = runner.invoke(app, ["check", str(out / "traces" / "small.sqlite")])
+    assert res.exit_code == 0, res.output
+    ids = [c["id"] for c in json.loads(res.output)]
+    assert "CT-690.2e-settlement" in ids
+    # A 0.1 ms budget is far below the simulated device's ~5 ms latency: the same trace fails it.
+    res = runner.invoke(app, ["check", str(out / "traces" / "small.sqlite"), "--budget-s", "0.0001"])
+    assert res.exit_code == 1
+    assert runner.invoke(app, ["check", str(tmp_path / "nope.sqlite")]).exit_code == 2
