@@ -1,0 +1,130 @@
+"""Modbus TCP / RTU over pymodbus' async client, with arrival timestamps.
+
+URLs: ``tcp://HOST:PORT`` and ``rtu://PATH?baudrate=115200&parity=E&stopbits=1&bytesize=8``
+(``PATH`` is a serial device or a pty, e.g. ``rtu:///dev/ttyUSB0``). Every response's arrival
+is stamped with ``time.perf_counter_ns()`` in pymodbus' packet hook, i.e. where the bytes
+arrive, before decoding. pymodbus serialises requests per connection, so the stamp taken
+while a request is outstanding belongs to its response.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Literal
+from urllib.parse import parse_qs, urlsplit
+
+from pymodbus.client import AsyncModbusSerialClient, AsyncModbusTcpClient
+from pymodbus.exceptions import ModbusException
+from pymodbus.framer import FramerType
+
+Table = Literal["coil", "discrete", "holding", "input"]
+
+
+class WireError(Exception):
+    """A request that failed on the wire: timeout, exception response, disconnection."""
+
+    def __init__(self, kind: str, detail: str) -> None:
+        self.kind, self.detail = kind, detail
+        super().__init__(f"{kind}: {detail}")
+
+
+@dataclass(frozen=True)
+class ModbusUrl:
+    scheme: Literal["tcp", "rtu"]
+    host: str = ""
+    port: int = 0
+    path: str = ""
+    baudrate: int = 115_200
+    parity: str = "N"
+    stopbits: int = 1
+    bytesize: int = 8
+
+    @classmethod
+    def parse(cls, url: str) -> ModbusUrl:
+        u = urlsplit(url)
+        if u.scheme == "tcp":
+            if not u.hostname or u.port is None:
+                raise ValueError(f"{url!r}: expected tcp://HOST:PORT")
+            return cls("tcp", host=u.hostname, port=u.port)
+        if u.scheme == "rtu":
+            q = {k: v[-1] for k, v in parse_qs(u.query).items()}
+            path = (u.netloc + u.path) or ""
+            if not path:
+                raise ValueError(f"{url!r}: expected rtu://PATH[?baudrate=N&parity=N|E|O]")
+            return cls("rtu", path=path, baudrate=int(q.get("baudrate", 115_200)),
+                       parity=q.get("parity", "N").upper(), stopbits=int(q.get("stopbits", 1)),
+                       bytesize=int(q.get("bytesize", 8)))
+        raise ValueError(f"{url!r}: scheme must be tcp:// or rtu://")
+
+
+class ModbusLink:
+    """One connection to one Modbus device (``device_id``), used from the ``IoLoop``."""
+
+    def __init__(self, url: str, device_id: int = 1, timeout_s: float = 0.5, reconnect_max_s: float = 5.0) -> None:
+        self.url = ModbusUrl.parse(url)
+        self.device_id = device_id
+        self.rx_ns = 0  # arrival of the last response's bytes
+        self.tx_ns = 0  # departure of the last request's bytes
+        self._common = dict(timeout=timeout_s, retries=0, reconnect_delay=0.1, reconnect_delay_max=reconnect_max_s,
+                            trace_packet=self._stamp)
+        self.client: AsyncModbusTcpClient | AsyncModbusSerialClient | None = None  # made on the I/O loop
+
+    def _make_client(self) -> AsyncModbusTcpClient | AsyncModbusSerialClient:
+        u = self.url
+        if u.scheme == "tcp":
+            return AsyncModbusTcpClient(u.host, port=u.port, **self._common)
+        return AsyncModbusSerialClient(u.path, framer=FramerType.RTU, baudrate=u.baudrate, parity=u.parity,
+                                       stopbits=u.stopbits, bytesize=u.bytesize, **self._common)
+
+    def _stamp(self, sending: bool, data: bytes) -> bytes:
+        if sending:
+            self.tx_ns = time.perf_counter_ns()
+        else:
+            self.rx_ns = time.perf_counter_ns()
+        return data
+
+    async def connect(self) -> None:
+        """Connect (pymodbus clients are made on the running loop: call this there)."""
+        if self.client is None:
+            self.client = self._make_client()
+        if not await self.client.connect():
+            raise WireError("disconnected", f"cannot connect to {self.url}")
+
+    @property
+    def connected(self) -> bool:
+        return self.client is not None and bool(self.client.connected)
+
+    def close(self) -> None:
+        if self.client is not None:
+            self.client.close()
+
+    async def _call(self, what: str, coro) -> tuple[object, int]:
+        try:
+            rr = await coro
+        except ModbusException as exc:
+            kind = "timeout" if "timeout" in str(exc).lower() or "No response" in str(exc) else "disconnected"
+            raise WireError(kind, f"{what}: {exc}") from None
+        if rr.isError():
+            raise WireError("exception_response", f"{what}: {rr}")
+        return rr, self.rx_ns
+
+    async def read(self, table: Table, address: int, count: int) -> tuple[list[int] | list[bool], int]:
+        """Values and the arrival time (perf_counter_ns) of the response."""
+        c, dev = self.client, self.device_id
+        fn = {"coil": c.read_coils, "discrete": c.read_discrete_inputs,
+              "holding": c.read_holding_registers, "input": c.read_input_registers}[table]
+        rr, rx = await self._call(f"read {table} {address}+{count}", fn(address, count=count, device_id=dev))
+        values = rr.bits[:count] if table in ("coil", "discrete") else rr.registers
+        return list(values), rx
+
+    async def write(self, table: Literal["coil", "holding"], address: int, values: list[int] | list[bool]) -> int:
+        """Write; returns the arrival time of the response (the device had the request then)."""
+        c, dev = self.client, self.device_id
+        if table == "coil":
+            coro = (c.write_coil(address, bool(values[0]), device_id=dev) if len(values) == 1
+                    else c.write_coils(address, [bool(v) for v in values], device_id=dev))
+        else:
+            coro = c.write_registers(address, [int(v) for v in values], device_id=dev)
+        _, rx = await self._call(f"write {table} {address}", coro)
+        return rx

@@ -1,0 +1,1 @@
+"""Wire contracts of the real devices: Modbus register maps (``registers``), serial frames (``frames``)."""
