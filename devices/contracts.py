@@ -19,6 +19,7 @@ Conventions shared by every device:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any, Callable, Literal, Protocol, runtime_checkable
 
 import simpy
@@ -142,6 +143,13 @@ class WageringDevice(Protocol):
 
     def press(self, seat: int, spot: str, stake_cents: int) -> simpy.Event:
         """A seat presses now to wager; succeeds with ``PressAnswer``."""
+        ...
+
+    def arm_probe(self, seat: int, spot: str, stake_cents: int, offsets_s: Sequence[float]) -> list[simpy.Event]:
+        """The rig's press actuator, triggered by the lock-out: after the next lock-out command
+        reaches the device, press ``seat`` at each offset (s, >= 0, device-timed — so the
+        measurement of where the device stops recognising wagers does not depend on the link).
+        One event per press, succeeding with its ``PressAnswer``."""
         ...
 
 

@@ -60,6 +60,7 @@ class WageringSim:
         self.env, self.params, self.rng, self.telemetry, self.name = env, params, rng, telemetry, name
         self._betting_opened = False
         self._press_id = 0
+        self._armed: list = []  # (seat, spot, stake, offset) and its event, fired by the next lock-out
         #: Ground truth for tests (never telemetry): when this round's lock-out took effect.
         self.lockout_effective_time_s: float | None = None
         #: Ground truth for tests: this round's drawn latency.
@@ -88,6 +89,24 @@ class WageringSim:
         latency = self.draw_lockout_latency_s()
         self.lockout_latency_s = latency
         self.lockout_effective_time_s = None if self.params.lockout_ignored else now + latency
+        armed, self._armed = self._armed, []
+        for (seat, spot, stake_cents, offset), done in armed:
+            fire = self.env.timeout(offset)
+            fire.callbacks.append(lambda _e, a=(seat, spot, stake_cents), d=done: self._fire(a, d))
+
+    def arm_probe(self, seat: int, spot: str, stake_cents: int, offsets_s) -> list[simpy.Event]:
+        """The rig's actuator presses ``seat`` at each offset after the next lock-out command."""
+        events = []
+        for offset in offsets_s:
+            if not offset >= 0:
+                raise ValueError(f"probe offsets must be >= 0 s after the command, not {offset}")
+            done = self.env.event()
+            self._armed.append(((seat, spot, stake_cents, float(offset)), done))
+            events.append(done)
+        return events
+
+    def _fire(self, args: tuple, done: simpy.Event) -> None:
+        self.press(*args).callbacks.append(lambda e: done.succeed(e.value))
 
     def _verdict(self, seat: int, stake_cents: int, t: float) -> str | None:
         if isinstance(seat, bool) or not isinstance(seat, int) or not 1 <= seat <= self.params.seats:

@@ -4,8 +4,9 @@ Commands (see docs/wire/modbus-wagering.md): coil ``betting_open`` ← 1 opens a
 clears the lock-out coil); coil ``lockout`` ← 1 is the dealer's lock-out button — the model
 stamps its arrival and locks out after its latency (the stub's ``lockout_latency_*`` params,
 the ground truth of a measurement); holding ``press_inject_seq`` ← new value presses the seat
-in ``press_inject_seat`` (the rig's actuator). Every answer goes to the per-seat registers and
-to the press log ring.
+in ``press_inject_seat`` (the rig's actuator); ``probe_arm_seq`` ← new value arms the actuator to
+press at ``probe_offsets_us`` after the next lock-out command reaches the device. Every answer
+goes to the per-seat registers and to the press log ring.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from pymodbus.constants import ExcCodes
 
 from devices.contracts import PressAnswer
 from devices.wagering import WageringParams, WageringSim
@@ -83,7 +85,7 @@ class WageringGlue:
             image.set(f"press_log_{name}", values)
 
     # ------------------------------------------------------------- commands
-    def on_write(self, name: str, value: Any, image: RegisterImage) -> None:
+    def on_write(self, name: str, value: Any, image: RegisterImage) -> ExcCodes | None:
         if name == "betting_open" and value:
             self.betting_open = True
             self.lockout_ns = 0
@@ -96,3 +98,11 @@ class WageringGlue:
         elif name == "press_inject_seq":
             self.model.press(image.get("press_inject_seat"), image.get("press_inject_spot"),
                              image.get("press_inject_stake_cents"))
+        elif name == "probe_arm_seq":
+            count = image.get("probe_count")
+            offsets = image.get("probe_offsets_us")
+            if not 0 <= count <= len(offsets):
+                return ExcCodes.ILLEGAL_VALUE
+            self.model.arm_probe(image.get("probe_seat"), image.get("probe_spot"), image.get("probe_stake_cents"),
+                                 [us * 1e-6 for us in offsets[:count]])
+        return None

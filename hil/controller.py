@@ -119,17 +119,11 @@ class CrazyTimeController:
         self.dev.wagering.lock_out()
 
     # ------------------------------------------------------------------ presses
-    def _press_at(self, at: float, seat: int, spot: str, stake_cents: int, probe_offset: float | None = None) -> None:
+    def _press_at(self, at: float, seat: int, spot: str, stake_cents: int) -> None:
         """A seat press at absolute time ``at``: one timeout whose callback presses (no process
         per press — a round holds dozens)."""
         ev = self.env.timeout(max(0.0, at - self.env.now))
-        ev.callbacks.append(lambda _e: self._press(seat, spot, stake_cents, probe_offset))
-
-    def _press(self, seat: int, spot: str, stake_cents: int, probe_offset: float | None) -> None:
-        answer = self.dev.wagering.press(seat, spot, stake_cents)
-        answer.callbacks.append(self._collect)
-        if probe_offset is not None:
-            answer.callbacks.append(lambda e: self.probe_answers.append((probe_offset, e.ok and e.value.accepted)))
+        ev.callbacks.append(lambda _e: self.dev.wagering.press(seat, spot, stake_cents).callbacks.append(self._collect))
 
     def _collect(self, ev: simpy.Event) -> None:
         if ev.ok:
@@ -145,16 +139,18 @@ class CrazyTimeController:
                                100 * rnd.randint(lo_stake, hi_stake))
 
     def _schedule_lockout_presses(self, t_lock: float) -> None:
-        """The rig's probe presses where the boundary search says (random phase per round), a
-        sentinel press at the budget — so every round shows whether the device had locked out
-        within its budget, whatever the window found — and, sometimes, a player's late press."""
+        """Arm the rig's press actuator for the lock-out: presses where the boundary search says
+        (random phase per round) and a sentinel press at the budget — so every round shows
+        whether the device had locked out within its budget, whatever the window found. And,
+        sometimes, a player's late press just after "no more bets"."""
         pr, pl, rng = self.sc.lockout.probe, self.sc.players, self.rng
         if pr is not None:
             offsets = sorted(self.search.offsets(float(rng.random())) + [self.sc.lockout.budget_s])
-            self._say("lockout_probe", {"command_at_s": t_lock, "offsets_s": [round(o, 9) for o in offsets],
-                                        "seat": pr.seat})
-            for off in offsets:
-                self._press_at(t_lock + off, pr.seat, SPOT_IDS[0], pr.stake_cents, probe_offset=off)
+            self._say("lockout_probe", {"offsets_s": [round(o, 9) for o in offsets], "seat": pr.seat})
+            armed = self.dev.wagering.arm_probe(pr.seat, SPOT_IDS[0], pr.stake_cents, offsets)
+            for off, ev in zip(offsets, armed):
+                ev.callbacks.append(self._collect)
+                ev.callbacks.append(lambda e, off=off: self.probe_answers.append((off, e.ok and e.value.accepted)))
         if pl.count and rng.random() < pl.late_press_probability:
             late = t_lock + float(rng.uniform(0, pl.late_press_window_s))
             self._press_at(late, int(rng.integers(1, pl.count + 1)), SPOT_IDS[int(rng.integers(len(SPOTS)))],

@@ -30,12 +30,12 @@ class BoundarySearch:
     def for_budget(cls, budget_s: float, step_s: float, presses: int) -> BoundarySearch:
         """Start with a window of twice the budget, from just before the command."""
         width = max(2 * budget_s, step_s * presses)
-        return cls(step_s, presses, width / 2 - step_s, width, max_width_s=max(width, 16 * budget_s))
+        return cls(step_s, presses, width / 2, width, max_width_s=max(width, 16 * budget_s))
 
     def offsets(self, phase: float) -> list[float]:
         """This round's press offsets from the command (s); ``phase`` in [0, 1)."""
         spacing = self.width_s / self.presses
-        start = self.center_s - self.width_s / 2
+        start = max(0.0, self.center_s - self.width_s / 2)  # the actuator presses after the command
         return [start + (i + phase) * spacing for i in range(self.presses)]
 
     def update(self, answers: list[tuple[float, bool]]) -> tuple[float, float] | None:
@@ -45,7 +45,7 @@ class BoundarySearch:
         accepted = [o for o, ok in after if ok]
         lo = max(accepted, default=0.0)
         hi = next((o for o, ok in after if not ok and o > lo), None)
-        if hi is not None and (accepted or any(o < 0 for o, _ in answers)):
+        if hi is not None and accepted:
             mid = (lo + hi) / 2
             self.center_s = mid
             self.width_s = max(self.step_s * self.presses, min(self.width_s / 2, self.max_width_s))

@@ -22,6 +22,7 @@ class ModbusWageringDevice(ModbusAdapterBase):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self._inject_seq = 0
+        self._arm_seq = 0
         self._pending: deque[tuple[tuple[int, str, int], simpy.Event]] = deque()
         self._lost = 0
         self.log_size = self.map.point("press_log_id").count
@@ -72,6 +73,24 @@ class ModbusWageringDevice(ModbusAdapterBase):
         first = self.map.point("press_inject_seat")
         self.submit(self.cmd.write(first.table, first.address, words))
         return ev
+
+    def arm_probe(self, seat: int, spot: str, stake_cents: int, offsets_s) -> list[simpy.Event]:
+        offsets_us = [round(o * 1e6) for o in offsets_s]
+        size = self.map.point("probe_offsets_us").count
+        if len(offsets_us) > size or min(offsets_us, default=0) < 0:
+            raise ValueError(f"at most {size} probe offsets, each >= 0 (got {len(offsets_us)})")
+        events = [self.env.event() for _ in offsets_us]
+        self._pending.extend(((seat, spot, stake_cents), ev) for ev in events)
+        self._arm_seq = (self._arm_seq + 1) & 0xFFFF
+        words: list[int] = []
+        for name, value in (("probe_seat", seat), ("probe_spot", spot), ("probe_stake_cents", stake_cents),
+                            ("probe_count", len(offsets_us)),
+                            ("probe_offsets_us", offsets_us + [0] * (size - len(offsets_us))),
+                            ("probe_arm_seq", self._arm_seq)):
+            words += self.map.encode(name, value)
+        first = self.map.point("probe_seat")
+        self.submit(self.cmd.write(first.table, first.address, words))
+        return events
 
     # ----------------------------------------------------------- polling (I/O thread)
     async def poll(self) -> None:

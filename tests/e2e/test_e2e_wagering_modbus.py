@@ -53,3 +53,33 @@ def test_presses_around_the_lockout_match_the_stub_truth(stub, tmp_path):
     assert all(a.value.reason == "locked_out" for a in answers if not a.value.accepted)
     truth = [json.loads(line) for line in truth_file.read_text().splitlines()]
     assert len(truth) == 1 and truth[0]["latency_s"] == LATENCY_S
+
+
+def test_armed_probe_finds_the_boundary_whatever_the_link(stub, tmp_path):
+    """The actuator presses at device-timed offsets after the lock-out reached the device: the
+    boundary is found to the offsets' resolution, even at 20x time compression."""
+    with stub("wagering", "--time-scale", "20", "--param", f"lockout_latency_mean_s={LATENCY_S}",
+              "--param", "lockout_latency_jitter_s=0") as (_proc, url), IoLoop() as io:
+        env = WallClockEnvironment(time_scale=20)
+        events = []
+        dev = ModbusWageringDevice(env, io, url, 1, default_map("wagering"),
+                                   lambda d, k, p: events.append((d, k, p)), "wagering", 0.5, 0.002)
+        offsets = [0.0005 * i for i in range(16)]
+        try:
+            def round_():
+                dev.open_betting()
+                yield env.timeout(0.2)
+                armed = dev.arm_probe(7, "1", 100, offsets)
+                yield env.timeout(0.2)
+                dev.lock_out()
+                yield env.all_of(armed) | env.timeout(5.0)
+                return armed
+
+            armed = env.run(env.process(round_()))
+        finally:
+            dev.close()
+    assert all(ev.triggered for ev in armed)
+    cmd = next(p for _, k, p in events if k == "lockout_command")["device_time_s"]
+    got = [(round(ev.value.device_time_s - cmd, 6), ev.value.accepted) for ev in armed]
+    assert [o for o, _ in got] == [round(o, 6) for o in offsets]  # pressed exactly where armed
+    assert [ok for _, ok in got] == [o < LATENCY_S for o in offsets]
