@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import importlib
 import importlib.resources
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -25,6 +27,8 @@ from devices.money_wheel import MoneyWheelParams, MoneyWheelSim
 from devices.top_slot import TopSlotParams, TopSlotSim
 from devices.wagering import WageringParams, WageringSim
 from hil.config import ConfigError, dotted, parse_toml, read_text, validate
+from hil.transport.modbus import ModbusUrl
+from hil.wire.registers import default_map, load_register_map
 from rules.submission import RulesSubmission
 
 ROLES = ("wheel", "top_slot", "wagering")
@@ -40,17 +44,36 @@ DEFAULT_BENCH_RESOURCE = "data/default_bench.toml"
 
 
 class DeviceConfig(pydantic.BaseModel):
+    """One device role: its SimPy model (``kind = "sim"``, with ``params``), or the real device
+    over Modbus (``url`` ``tcp://HOST:PORT`` or ``rtu://PATH?baudrate=N``, ``unit``,
+    ``register_map``) or over the serial framed protocol (``url``: any pyserial URL). A firmware
+    stub also has a ``control`` endpoint (``tcp://127.0.0.1:PORT``) through which the rig sets
+    the model's parameters and fault knobs for each scenario."""
+
     model_config = pydantic.ConfigDict(extra="forbid", frozen=True)
 
     kind: Literal["sim", "modbus", "serial"]
     model: str | None = None
     params: dict[str, Any] = {}
-    # Real-device fields (used from the real-device path issue on).
     url: str | None = None
-    unit: int | None = None
-    register_map: str | None = None
-    timeout_s: float | None = None
-    poll_period_s: float | None = None
+    unit: int = pydantic.Field(1, ge=0, le=247)
+    register_map: str = "default"
+    timeout_s: float = pydantic.Field(0.5, gt=0)
+    poll_period_s: float = pydantic.Field(0.002, gt=0)
+    control: str | None = None
+
+    @pydantic.model_validator(mode="after")
+    def _fields_of_kind(self) -> DeviceConfig:
+        if self.kind == "sim":
+            if self.url or self.control:
+                raise ValueError("a sim device takes params, not url/control")
+        else:
+            if not self.url:
+                raise ValueError(f"a {self.kind} device needs its url")
+            if self.params:
+                raise ValueError(f"a {self.kind} device has no sim params: its fault knobs go through "
+                                 "its stub's control endpoint (scenario faults), or are the hardware's own")
+        return self
 
 
 class BenchConfig(pydantic.BaseModel):
@@ -59,6 +82,8 @@ class BenchConfig(pydantic.BaseModel):
     schema_version: Literal[1] = pydantic.Field(alias="schema")
     name: str
     description: str = ""
+    #: simulated seconds per wall second when any device is real (the stubs must use the same)
+    time_scale: float = pydantic.Field(1.0, gt=0)
     devices: dict[Literal["wheel", "top_slot", "wagering"], DeviceConfig]
 
     @pydantic.model_validator(mode="after")
@@ -67,6 +92,10 @@ class BenchConfig(pydantic.BaseModel):
         if missing:
             raise ValueError(f"missing device role(s): {', '.join(missing)}")
         return self
+
+    @property
+    def real_time(self) -> bool:
+        return any(d.kind != "sim" for d in self.devices.values())
 
 
 @dataclass(frozen=True)
@@ -114,10 +143,16 @@ def parse_bench(text: str, source: str) -> LoadedBench:
     data, lines = parse_toml(text, source)
     config = validate(BenchConfig, data, source, lines)
     for role, dev in config.devices.items():
-        if dev.kind != "sim":
-            raise ConfigError(source, lines.line(("devices", role, "kind")), f"devices.{role}.kind",
-                              f"kind {dev.kind!r} is not available in this release: only 'sim' "
-                              "(the real-device path adds 'modbus' and 'serial')")
+        if dev.kind == "modbus":
+            try:
+                ModbusUrl.parse(dev.url)
+                if dev.register_map != "default":
+                    load_register_map(_relative(dev.register_map, source), MAP_DEVICE[role])
+            except ValueError as exc:
+                raise ConfigError(source, lines.line(("devices", role, "url")), f"devices.{role}.url", str(exc)) from None
+            continue
+        if dev.kind == "serial":
+            continue
         expected_model = SIM_MODELS[role][0]
         if dev.model not in (None, expected_model):
             raise ConfigError(source, lines.line(("devices", role, "model")), f"devices.{role}.model",
@@ -143,20 +178,81 @@ class Devices:
     wagering: WageringDevice
 
 
+def _relative(path: str, source: str) -> Path:
+    """A path in a bench file is relative to the bench file's folder."""
+    p = Path(path)
+    return p if p.is_absolute() or source.startswith("embedded:") else Path(source).parent / p
+
+
+#: role -> the device kind name of its register map and stub
+MAP_DEVICE = {"wheel": "money-wheel", "top_slot": "top-slot", "wagering": "wagering"}
+#: (role, kind) -> "module:Class" of the adapter implementing the role's Protocol
+ADAPTERS = {
+    ("wheel", "modbus"): "hil.adapters.modbus_money_wheel:ModbusMoneyWheel",
+    ("top_slot", "modbus"): "hil.adapters.modbus_top_slot:ModbusTopSlot",
+    ("wagering", "modbus"): "hil.adapters.modbus_wagering:ModbusWageringDevice",
+    ("wheel", "serial"): "hil.adapters.serial_money_wheel:SerialMoneyWheel",
+    ("top_slot", "serial"): "hil.adapters.serial_top_slot:SerialTopSlot",
+    ("wagering", "serial"): "hil.adapters.serial_wagering:SerialWageringDevice",
+}
+
+
+@dataclass
+class Built:
+    devices: Devices
+    params: dict[str, dict[str, Any]]  # effective params per role (sim models and configured stubs)
+    closers: list[Callable[[], None]]
+
+    def close(self) -> None:
+        for close in reversed(self.closers):
+            close()
+
+
 def build_devices(
     env: simpy.Environment,
-    bench: BenchConfig,
+    bench: LoadedBench,
     overrides: dict[str, dict[str, Any]],
     rules: RulesSubmission,
     seeds: np.random.SeedSequence,
     telemetry: Telemetry,
-) -> tuple[Devices, dict[str, dict[str, Any]]]:
-    """Instantiate each role; returns the devices and the effective params per role (for the trace)."""
-    rngs = dict(zip(ROLES, (np.random.Generator(np.random.PCG64(s)) for s in seeds.spawn(len(ROLES)))))
-    params = {role: sim_params(role, bench.devices[role].params, overrides.get(role, {})) for role in ROLES}
-    devices = Devices(
-        wheel=MoneyWheelSim(env, params["wheel"], rngs["wheel"], telemetry, name="wheel"),
-        top_slot=TopSlotSim(env, params["top_slot"], rules.top_slot, rngs["top_slot"], telemetry, name="top_slot"),
-        wagering=WageringSim(env, params["wagering"], rngs["wagering"], telemetry, name="wagering"),
-    )
-    return devices, {role: dataclasses.asdict(p) for role, p in params.items()}
+    io: Any = None,
+) -> Built:
+    """Instantiate each role: a SimPy model, or an adapter to the real device over ``io`` (an
+    ``IoLoop``). A stub with a ``control`` endpoint is first configured with the scenario's
+    params and fault knobs (and a seed), so a fault scenario runs the same on a stub."""
+    cfg = bench.config
+    role_seeds = dict(zip(ROLES, seeds.spawn(len(ROLES))))
+    built = Built(Devices(None, None, None), {}, [])  # type: ignore[arg-type]
+    try:
+        for role in ROLES:
+            dev = cfg.devices[role]
+            if dev.kind == "sim":
+                p = sim_params(role, dev.params, overrides.get(role, {}))
+                rng = np.random.Generator(np.random.PCG64(role_seeds[role]))
+                model = {"wheel": lambda: MoneyWheelSim(env, p, rng, telemetry, name=role),
+                         "top_slot": lambda: TopSlotSim(env, p, rules.top_slot, rng, telemetry, name=role),
+                         "wagering": lambda: WageringSim(env, p, rng, telemetry, name=role)}[role]()
+                setattr(built.devices, role, model)
+                built.params[role] = dataclasses.asdict(p)
+                continue
+            if dev.control:
+                from hil.adapters.stub_control import configure_stub
+
+                seed = int(role_seeds[role].generate_state(1)[0])
+                built.params[role] = configure_stub(dev.control, overrides.get(role, {}), seed, rules)
+            else:
+                built.params[role] = {"kind": dev.kind, "url": dev.url}
+            module, cls = ADAPTERS[(role, dev.kind)].split(":")
+            adapter_cls = getattr(importlib.import_module(module), cls)
+            if dev.kind == "modbus":
+                rmap = (default_map(MAP_DEVICE[role]) if dev.register_map == "default"
+                        else load_register_map(_relative(dev.register_map, bench.source), MAP_DEVICE[role]))
+                adapter = adapter_cls(env, io, dev.url, dev.unit, rmap, telemetry, role, dev.timeout_s, dev.poll_period_s)
+            else:
+                adapter = adapter_cls(env, io, dev.url, telemetry, role, dev.timeout_s)
+            setattr(built.devices, role, adapter)
+            built.closers.append(adapter.close)
+    except BaseException:
+        built.close()
+        raise
+    return built

@@ -4,6 +4,7 @@
     croupier rtp crazy-time [--rules FILE] [--json]
     croupier check TRACE [--budget-s S]
     croupier traceability [--out FILE]
+    croupier stub DEVICE (--modbus URL | --serial URL | --pty) [--param NAME=VALUE ...]
 
 Exit codes of ``run``: 0 every scenario met its expectation, 1 one did not, 2 bad input
 (nothing was run).
@@ -140,6 +141,14 @@ def check(
                                             chi2_alpha=chi2_alpha))
     sys.stdout.write(orjson.dumps([r.to_json() for r in results], option=orjson.OPT_INDENT_2).decode() + "\n")
     raise typer.Exit(EXIT_EXPECTATION if any(r.verdict == "fail" for r in results) else EXIT_OK)
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []})
+def stub(ctx: typer.Context) -> None:
+    """Run a device's firmware stub in this process: ``croupier stub DEVICE --modbus URL ...``
+    (``croupier stub --help`` for its options). The process becomes ``python -m firmware_stubs``
+    — same pid, so whoever started it can end it by pid."""
+    os.execv(sys.executable, [sys.executable, "-m", "firmware_stubs", *ctx.args])
 
 
 @app.command()

@@ -15,7 +15,8 @@ to press*. The verdict is ``CT-lockout``'s, from the trace alone.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import statistics
+from dataclasses import dataclass, field
 
 
 @dataclass
@@ -25,10 +26,14 @@ class BoundarySearch:
     center_s: float  # current estimate of the boundary, after the command
     width_s: float  # current window width
     max_width_s: float  # never search wider than this
+    recent: list[float] = field(default_factory=list)  # midpoints of the latest brackets
+
+    #: brackets remembered to place the window (their spread sets its width: the latency jitters)
+    MEMORY = 20
 
     @classmethod
     def for_budget(cls, budget_s: float, step_s: float, presses: int) -> BoundarySearch:
-        """Start with a window of twice the budget, from just before the command."""
+        """Start with a window of twice the budget, from the command on."""
         width = max(2 * budget_s, step_s * presses)
         return cls(step_s, presses, width / 2, width, max_width_s=max(width, 16 * budget_s))
 
@@ -42,15 +47,21 @@ class BoundarySearch:
         """Learn from this round's ``(offset_s, accepted)`` probe answers; returns the bracket
         found, if any."""
         after = sorted(a for a in answers if a[0] >= 0)
+        if not after:
+            return None
         accepted = [o for o, ok in after if ok]
         lo = max(accepted, default=0.0)
         hi = next((o for o, ok in after if not ok and o > lo), None)
         if hi is not None and accepted:
-            mid = (lo + hi) / 2
-            self.center_s = mid
-            self.width_s = max(self.step_s * self.presses, min(self.width_s / 2, self.max_width_s))
+            self.recent = (self.recent + [(lo + hi) / 2])[-self.MEMORY:]
+            spread = max(self.recent) - min(self.recent)
+            self.center_s = statistics.median(self.recent)
+            self.width_s = min(max(self.step_s * self.presses, 1.5 * spread, self.width_s / 2), self.max_width_s)
             return lo, hi
-        # Missed: everything accepted ⇒ the boundary is later; everything rejected ⇒ earlier.
-        self.center_s += self.width_s / 2 if hi is None else -self.width_s / 2
-        self.width_s = min(2 * self.width_s, self.max_width_s)
+        if hi is None:  # everything accepted: the boundary is later than the window
+            self.center_s = after[-1][0] + self.width_s
+            self.width_s = min(2 * self.width_s, self.max_width_s)
+        else:  # nothing accepted: the boundary is before the first press
+            first = after[0][0]
+            self.center_s, self.width_s = first / 2, max(first, self.step_s * self.presses)
         return None

@@ -22,11 +22,13 @@ import numpy as np
 import simpy
 
 from hil.bench import LoadedBench, build_devices
+from hil.clock import WallClockEnvironment
 from hil.checks import CheckConfig, run_checks
 from hil.config import ConfigError, read_text
 from hil.controller import CROUPIER, CrazyTimeController, bench_record
 from hil.scenario import LoadedScenario
 from hil.trace import TraceWriter
+from hil.transport.ioloop import IoLoop
 from rules.submission import DEFAULT_RULES_RESOURCE, RulesSubmission, RulesSubmissionError, parse_rules_submission
 
 
@@ -69,16 +71,21 @@ def simulate(loaded: LoadedScenario, bench: LoadedBench, rules: LoadedRules, tra
         "bench": bench.config.name, "bench_source": bench.source,
         "rules": rules.submission.name, "rules_sha256": rules.sha256,
     })
+    io = built = None
     try:
-        env = simpy.Environment()
+        cfg = bench.config
+        env = WallClockEnvironment(cfg.time_scale) if cfg.real_time else simpy.Environment()
         writer.clock = env
+        if cfg.real_time:  # scheduler lateness of the real-time clock, per round
+            io = IoLoop()
+            writer.before_commit.append(
+                lambda: (s := env.lateness.drain()) and writer.record(CROUPIER, "clock_lateness", s))
         ss_devices, ss_croupier = np.random.SeedSequence(seed).spawn(2)
-        devices, params = build_devices(env, bench.config, sc.device_overrides(), rules.submission,
-                                        ss_devices, writer.record)
-        bench_record(writer, params)
+        built = build_devices(env, bench, sc.device_overrides(), rules.submission, ss_devices, writer.record, io)
+        bench_record(writer, built.params)
         writer.record(CROUPIER, "rules", rules.submission.model_dump(mode="json", by_alias=True))
         writer.commit()
-        ctl = CrazyTimeController(env, devices, writer, sc, rules.submission,
+        ctl = CrazyTimeController(env, built.devices, writer, sc, rules.submission,
                                   np.random.Generator(np.random.PCG64(ss_croupier)))
         env.run(until=ctl.run(sc.rounds))
         return ctl.stats, env.now
@@ -86,6 +93,10 @@ def simulate(loaded: LoadedScenario, bench: LoadedBench, rules: LoadedRules, tra
         writer.record(CROUPIER, "run_error", {"traceback": traceback.format_exc()})
         raise
     finally:
+        if built is not None:
+            built.close()
+        if io is not None:
+            io.close()
         writer.close()
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -68,6 +68,8 @@ class TraceWriter:
         self._pending: list[tuple] = []
         self.round = 0
         self.clock: Any = None  # anything with a ``now`` (the simpy.Environment); None = time 0
+        #: called at each commit, before writing (e.g. to record the clock's lateness)
+        self.before_commit: list[Callable[[], None]] = []
         self.set_meta({"trace_schema": SCHEMA_VERSION, **meta})
 
     def set_meta(self, meta: dict[str, Any]) -> None:
@@ -86,6 +88,8 @@ class TraceWriter:
         return self._seq
 
     def commit(self) -> None:
+        for hook in self.before_commit:
+            hook()
         if self._pending:
             self._db.execute("BEGIN")
             self._db.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?)", self._pending)

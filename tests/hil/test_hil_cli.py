@@ -97,13 +97,32 @@ def test_bad_bench_file(tmp_path):
     assert "bench.toml:6: devices.wheel.params.inertia_kg_m2" in res.output.replace("\n", "")
 
 
-def test_real_kind_not_yet_available(tmp_path):
+def test_real_device_needs_its_url_and_takes_no_sim_params(tmp_path):
     sc = _write(tmp_path, "small.yaml", SMALL)
-    bench = _write(tmp_path, "bench.toml", 'schema = 1\nname = "b"\n[devices.wheel]\nkind = "modbus"\n'
-                   'url = "tcp://127.0.0.1:5020"\n[devices.top_slot]\nkind = "sim"\n[devices.wagering]\nkind = "sim"\n')
-    res = runner.invoke(app, ["run", str(sc), "--bench", str(bench), "--out", str(tmp_path / "out")])
-    assert res.exit_code == 2
-    assert "devices.wheel.kind" in res.output
+    for body, field in (('kind = "modbus"\n', "devices.wheel"),
+                        ('kind = "modbus"\nurl = "tcp://127.0.0.1:5020"\n[devices.wheel.params]\npush_scale = 0.3\n',
+                         "devices.wheel")):
+        bench = _write(tmp_path, "bench.toml", 'schema = 1\nname = "b"\n[devices.wheel]\n' + body +
+                       '[devices.top_slot]\nkind = "sim"\n[devices.wagering]\nkind = "sim"\n')
+        res = runner.invoke(app, ["run", str(sc), "--bench", str(bench), "--out", str(tmp_path / "out")])
+        assert res.exit_code == 2 and field in res.output, res.output
+
+
+def test_a_real_device_that_does_not_answer_is_a_recorded_error(tmp_path):
+    import socket
+
+    with socket.socket() as s:  # a loopback port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    sc = _write(tmp_path, "small.yaml", SMALL)
+    bench = _write(tmp_path, "bench.toml", 'schema = 1\nname = "b"\n[devices.wheel]\nkind = "sim"\n'
+                   '[devices.top_slot]\nkind = "sim"\n[devices.wagering]\nkind = "modbus"\n'
+                   f'url = "tcp://127.0.0.1:{port}"\ntimeout_s = 0.2\n')
+    out = tmp_path / "out"
+    res = runner.invoke(app, ["run", str(sc), "--bench", str(bench), "--out", str(out), "--jobs", "1"])
+    assert res.exit_code == 1, res.output
+    report = json.loads((out / "report.json").read_text())
+    assert "cannot connect" in report["scenarios"][0]["error"]
 
 
 def test_rtp_json_shape():

@@ -1,0 +1,82 @@
+"""A firmware stub's control endpoint: the test-fixture side door a real device does not have.
+
+JSON lines over TCP (bound to 127.0.0.1 unless told otherwise). Requests and answers:
+
+* ``{"op": "configure", "params": {...}, "seed": N, "rules": {...}}`` → a fresh model with these
+  parameters and fault knobs (unknown or invalid ones are refused, the old model stays), the
+  device clock running on; ``rules`` is the Rules Submission (the Top Slot's PAR) →
+  ``{"ok": true, "params": {effective params}}``
+* ``{"op": "truth"}`` → ``{"ok": true, "truth": [...]}``: the ground truth recorded since the last
+  configure (the wagering device: each lock-out's command time and drawn latency)
+* ``{"op": "ping"}`` → ``{"ok": true}``
+
+The rig configures each stub at the start of every scenario (the scenario's device faults), so a
+fault scenario runs the same on a stub as on the SimPy model.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pydantic
+
+#: (params dict, seed, rules dict | None) -> a description of the effective params; raises
+#: ValueError for parameters the model refuses.
+Configure = Callable[[dict[str, Any], int, dict[str, Any] | None], dict[str, Any]]
+
+
+def validate_params(cls: type, raw: dict[str, Any]) -> Any:
+    known = {f.name for f in dataclasses.fields(cls)}
+    if unknown := sorted(set(raw) - known):
+        raise ValueError(f"unknown parameter(s) {unknown}")
+    try:
+        return pydantic.TypeAdapter(cls).validate_python(raw)
+    except pydantic.ValidationError as exc:
+        err = exc.errors()[0]
+        raise ValueError(f"{'.'.join(map(str, err['loc']))}: {err['msg']}") from None
+
+
+class ControlServer:
+    def __init__(self, configure: Configure, truth: Callable[[], list[dict[str, Any]]]) -> None:
+        self.configure, self.truth = configure, truth
+        self.server: asyncio.base_events.Server | None = None
+
+    async def start(self, host: str, port: int) -> int:
+        self.server = await asyncio.start_server(self._client, host, port)
+        return self.server.sockets[0].getsockname()[1]
+
+    async def stop(self) -> None:
+        if self.server is not None:
+            self.server.close()
+            await self.server.wait_closed()
+
+    def handle(self, request: dict[str, Any]) -> dict[str, Any]:
+        op = request.get("op")
+        try:
+            if op == "configure":
+                return {"ok": True, "params": self.configure(request.get("params") or {},
+                                                             int(request.get("seed", 0)), request.get("rules"))}
+            if op == "truth":
+                return {"ok": True, "truth": self.truth()}
+            if op == "ping":
+                return {"ok": True}
+            return {"ok": False, "error": f"unknown op {op!r}"}
+        except (ValueError, TypeError) as exc:
+            return {"ok": False, "error": str(exc)}
+
+    async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while line := await reader.readline():
+                try:
+                    request = json.loads(line)
+                    answer = self.handle(request) if isinstance(request, dict) else {"ok": False, "error": "not an object"}
+                except json.JSONDecodeError as exc:
+                    answer = {"ok": False, "error": f"bad JSON: {exc}"}
+                writer.write(json.dumps(answer).encode() + b"\n")
+                await writer.drain()
+        finally:
+            writer.close()

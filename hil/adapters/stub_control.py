@@ -1,0 +1,44 @@
+"""The rig's client of a firmware stub's control endpoint (see ``firmware_stubs/control.py``)."""
+
+from __future__ import annotations
+
+import json
+import socket
+from typing import Any
+from urllib.parse import urlsplit
+
+from rules.submission import RulesSubmission
+
+
+class StubControlError(RuntimeError):
+    pass
+
+
+def request(url: str, message: dict[str, Any], timeout_s: float = 5.0) -> dict[str, Any]:
+    """One request/answer on the stub's control endpoint ``tcp://HOST:PORT``."""
+    u = urlsplit(url)
+    if u.scheme != "tcp" or not u.hostname or u.port is None:
+        raise StubControlError(f"{url!r}: a control endpoint is tcp://HOST:PORT")
+    try:
+        with socket.create_connection((u.hostname, u.port), timeout=timeout_s) as sock:
+            sock.sendall(json.dumps(message).encode() + b"\n")
+            answer = sock.makefile("rb").readline()
+    except OSError as exc:
+        raise StubControlError(f"stub control {url}: {exc}") from None
+    try:
+        reply = json.loads(answer)
+    except json.JSONDecodeError:
+        raise StubControlError(f"stub control {url}: unreadable answer {answer[:80]!r}") from None
+    if not reply.get("ok"):
+        raise StubControlError(f"stub control {url}: {reply.get('error')}")
+    return reply
+
+
+def configure_stub(url: str, params: dict[str, Any], seed: int, rules: RulesSubmission) -> dict[str, Any]:
+    """A fresh model on the stub with the scenario's params and fault knobs; its effective params."""
+    return request(url, {"op": "configure", "params": params, "seed": seed,
+                         "rules": rules.model_dump(mode="json", by_alias=True)})["params"]
+
+
+def stub_truth(url: str) -> list[dict[str, Any]]:
+    return request(url, {"op": "truth"})["truth"]
