@@ -12,6 +12,7 @@ Exit codes of ``run``: 0 every scenario met its expectation, 1 one did not, 2 ba
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import os
 import shutil
@@ -57,7 +58,9 @@ def run(
     rules: Annotated[Optional[Path], typer.Option(help="Rules Submission TOML (default: the shipped one)")] = None,
     seed: Annotated[Optional[int], typer.Option(help="derive every scenario's seed from N")] = None,
     out: Annotated[Path, typer.Option(help="output folder: report.json, junit.xml, traces/")] = Path("out"),
-    jobs: Annotated[int, typer.Option(help="worker processes (default: all cores)")] = 0,
+    jobs: Annotated[int, typer.Option(help="worker processes (default: all cores; 1 with real devices)")] = 0,
+    max_rounds: Annotated[Optional[int], typer.Option(
+        help="cap every scenario's rounds (a smoke run: statistical checks may become indeterminate)")] = None,
 ) -> None:
     """Run scenarios on the bench; print a verdict per scenario; write the reports."""
     from hil.bench import load_bench
@@ -77,11 +80,17 @@ def run(
         dup = sorted({n for n in names if names.count(n) > 1})
         if dup:
             raise ConfigError(scenarios[names.index(dup[0])].path, None, "name", f"duplicate scenario name {dup[0]!r}")
+        if max_rounds is not None:
+            if max_rounds < 1:
+                raise ConfigError("--max-rounds", None, "", "must be >= 1")
+            scenarios = [dataclasses.replace(s, scenario=s.scenario.model_copy(
+                update={"rounds": min(s.scenario.rounds, max_rounds)})) for s in scenarios]
     except ConfigError as exc:
         raise _bad_input(exc) from None
     out.mkdir(parents=True, exist_ok=True)
     _archive_previous(out)
-    jobs = jobs or min(len(scenarios), os.cpu_count() or 1)
+    # Real devices are one of each: their scenarios run one after the other.
+    jobs = 1 if loaded_bench.config.real_time else (jobs or min(len(scenarios), os.cpu_count() or 1))
     results = run_suite(scenarios, loaded_bench, loaded_rules, out, seed, jobs)
     report = build_report(results, provenance(loaded_bench, loaded_rules, scenarios, seed, started))
     write_json(report, out / "report.json")

@@ -92,6 +92,9 @@ class WallClockEnvironment(simpy.Environment):
     # ----------------------------------------------------------------- run
     def run(self, until: simpy.Event | float | None = None) -> Any:
         """Run until ``until`` (an event, or a simulated time) following the wall clock."""
+        # Time passed while the bench was being built: catch up first (whatever was due then
+        # runs now, its lateness recorded), so the first command is stamped at the wall's time.
+        self._advance_to(self.wall_now())
         if until is not None and not isinstance(until, simpy.Event):
             until = self.timeout(max(0.0, float(until) - self._now))
         while until is None or not until.processed:

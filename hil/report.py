@@ -63,6 +63,7 @@ def provenance(bench, rules, scenarios, seed_override, started: dt.datetime) -> 
         "rules": {"name": rules.submission.name, "source": rules.source, "sha256": rules.sha256},
         "scenarios": {s.scenario.name: {"file": s.path, "sha256": s.sha256} for s in scenarios},
         "seed_override": seed_override,
+        "rounds_run": {s.scenario.name: s.scenario.rounds for s in scenarios},
         "seeds": {s.scenario.name: s.scenario.seed for s in scenarios},
         "packages": versions,
         "python": sys.version.split()[0],

@@ -104,6 +104,8 @@ class ModbusAdapterBase:
                 self.fault(exc.kind, exc.detail)
                 if exc.kind != "exception_response" and not self.poller.connected:
                     await self._reconnect(self.poller)
+            except (ValueError, KeyError, TypeError) as exc:  # a value the map cannot decode
+                self.fault("bad_value", f"{type(exc).__name__}: {exc}")
             await asyncio.sleep(self.poll_period_s)
 
     async def poll(self) -> None:
@@ -142,4 +144,6 @@ class ModbusAdapterBase:
                 self.fault(exc.kind, exc.detail)
                 if not self.cmd.connected:
                     await self._reconnect(self.cmd)
+            except (ValueError, KeyError, TypeError) as exc:
+                self.fault("bad_value", f"{type(exc).__name__}: {exc}")
         self.io.submit(guarded())
