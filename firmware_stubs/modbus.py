@@ -50,6 +50,10 @@ class ModelClock:
             self.env.run(until=t)
         return self.env.now
 
+    def renew(self) -> None:
+        """A fresh simulation for a new model, starting at the device clock's current time."""
+        self.env = simpy.Environment(initial_time=max(self.env.now, self.model_time(time.perf_counter_ns())))
+
     def ns(self, t_s: float | None = None) -> int:
         """A model time (default: now) as device-clock ns."""
         return round((self.env.now if t_s is None else t_s) * 1e9)
@@ -102,6 +106,12 @@ class ModbusStub:
         self.rx_ns = 0
         self.requests = 0
         self.server: ModbusTcpServer | ModbusSerialServer | None = None
+        glue.refresh(self.image)
+
+    def replace_glue(self, glue: DeviceGlue) -> None:
+        """A new model (the control endpoint configured one): fresh registers, refreshed from it."""
+        self.glue = glue
+        self.image = RegisterImage(self.map)
         glue.refresh(self.image)
 
     # ------------------------------------------------------------- pymodbus hooks

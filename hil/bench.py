@@ -27,7 +27,7 @@ from devices.money_wheel import MoneyWheelParams, MoneyWheelSim
 from devices.top_slot import TopSlotParams, TopSlotSim
 from devices.wagering import WageringParams, WageringSim
 from hil.config import ConfigError, dotted, parse_toml, read_text, validate
-from hil.transport.modbus import ModbusUrl
+from hil.wire.url import ModbusUrl
 from hil.wire.registers import default_map, load_register_map
 from rules.submission import RulesSubmission
 

@@ -163,6 +163,8 @@ class Message:
 
 
 _SPOT = "spot code (table Spot codes)"
+#: ARM_PROBE carries its offsets in this many fixed slots (see docs/wire/serial-frames.md, ARM_PROBE).
+PROBE_SLOTS = 16
 
 #: Every message type: the single source of truth for the code, the docs and their drift test.
 MESSAGES: tuple[Message, ...] = (
@@ -247,6 +249,18 @@ MESSAGES: tuple[Message, ...] = (
         u8("reason", "why rejected (table Reason codes); 0 when accepted", REASON_CODES),
         u64("press_ns", "device clock when the press reached the device, ns"),
         u64("answer_ns", "device clock when the device answered, ns"),
+    )),
+    Message("ARM_PROBE", 0x36, "command",
+            "arm the rig's actuator: press a seat at each offset after the next LOCK_OUT reaches the device", (
+        u8("seat", "seat number"),
+        u8("spot", _SPOT, SPOT_CODES),
+        u32("stake_cents", "stake, cents"),
+        u8("count", f"offsets in use, 0..{PROBE_SLOTS}: offset_us_0 .. offset_us_(count-1); more is bad args"),
+        *(u32(f"offset_us_{i}", "µs after the lock-out command reached the device (unused: 0)")
+          for i in range(PROBE_SLOTS)),
+    )),
+    Message("WAGERING_INFO", 0x37, "event", "the wagering device's seats, sent after each HELLO it sends", (
+        u8("seats", "seats 1..seats have a wagering device"),
     )),
 )
 

@@ -1,0 +1,77 @@
+"""The wagering device over the serial frames (implements ``devices.contracts.WageringDevice``).
+
+Commands: ``open_betting`` → ``OPEN_BETTING``, ``lock_out`` → ``LOCK_OUT`` (the dealer's button),
+``press`` → ``PRESS`` (the rig's actuator), ``arm_probe`` → ``ARM_PROBE`` (the actuator presses at
+device-timed offsets after the next lock-out reached the device). Events: ``BETTING_OPEN``,
+``LOCKOUT_COMMAND`` and every ``PRESS_ANSWER`` — injected or pressed by a player — become the
+model's ``betting_open``, ``lockout_command`` and ``press`` telemetry with the device's own
+timestamps; an answer resolves the oldest outstanding injected press with the same seat, spot and
+stake. A refused command (NAK) leaves its presses unanswered and is a ``wire_fault``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import simpy
+
+from devices.contracts import PressAnswer
+from hil.adapters.serial_base import SerialAdapterBase
+from hil.wire.frames import PROBE_SLOTS, Frame
+
+
+class SerialWageringDevice(SerialAdapterBase):
+    device_kind = "wagering"
+    declaration = "WAGERING_INFO"
+
+    def __init__(self, env, io, url: str, telemetry, name: str = "wagering", timeout_s: float = 0.5,
+                 **kwargs) -> None:
+        super().__init__(env, io, url, telemetry, name, timeout_s, **kwargs)
+        info = self.start()
+        self.seats = int(self.declared.fields["seats"])
+        telemetry(name, "device_info", {"seats": self.seats, **info})
+
+    # ----------------------------------------------------------- Protocol
+    def open_betting(self) -> None:
+        self.command("OPEN_BETTING")
+
+    def lock_out(self) -> None:
+        self.command("LOCK_OUT")
+
+    def press(self, seat: int, spot: str, stake_cents: int) -> simpy.Event:
+        ev = self.env.event()
+        self.command("PRESS", [ev], seat=seat, spot=spot, stake_cents=stake_cents)
+        self.expect((seat, spot, stake_cents), ev)
+        return ev
+
+    def arm_probe(self, seat: int, spot: str, stake_cents: int, offsets_s: Sequence[float]) -> list[simpy.Event]:
+        offsets_us = [round(o * 1e6) for o in offsets_s]
+        if len(offsets_us) > PROBE_SLOTS or min(offsets_us, default=0) < 0:
+            raise ValueError(f"at most {PROBE_SLOTS} probe offsets, each >= 0 (got {list(offsets_s)})")
+        slots = {f"offset_us_{i}": (offsets_us[i] if i < len(offsets_us) else 0) for i in range(PROBE_SLOTS)}
+        events = [self.env.event() for _ in offsets_us]
+        self.command("ARM_PROBE", events, seat=seat, spot=spot, stake_cents=stake_cents, count=len(offsets_us),
+                     **slots)
+        for ev in events:
+            self.expect((seat, spot, stake_cents), ev)
+        return events
+
+    # ----------------------------------------------------------- events (reader thread)
+    def on_event(self, f: Frame) -> None:
+        v = f.fields
+        if f.msg_type == "BETTING_OPEN":
+            self.emit("betting_open", {"device_time_s": self.to_sim(v["t_ns"])})
+        elif f.msg_type == "LOCKOUT_COMMAND":
+            self.emit("lockout_command", {"device_time_s": self.to_sim(v["t_ns"])})
+        elif f.msg_type == "PRESS_ANSWER":
+            a = PressAnswer(press_id=v["press_id"], seat=v["seat"], spot=v["spot"], stake_cents=v["stake_cents"],
+                            accepted=v["accepted"], device_time_s=self.to_sim(v["press_ns"]),
+                            answer_time_s=self.to_sim(v["answer_ns"]),
+                            reason=None if v["reason"] == "none" else v["reason"])
+            self.post(lambda: self._deliver(a))
+        else:
+            super().on_event(f)
+
+    def _deliver(self, a: PressAnswer) -> None:
+        self.telemetry(self.name, "press", dict(vars(a)))
+        self.resolve((a.seat, a.spot, a.stake_cents), a)
