@@ -40,7 +40,7 @@ LATENCIES_S = (0.002, 0.005, 0.010, 0.020)
 JITTER_S = 0.0005
 ROUNDS = 150
 STEP_S = 0.00025  # the boundary search's resolution
-PRESSES = 12
+PRESSES = 15  # + the sentinel = the 16 slots of the armed probe
 CONVERGE = 5  # rounds the search takes to settle, reported apart
 
 
@@ -154,6 +154,7 @@ def lockout_rounds(latency_s: float, rounds: int) -> dict:
     link_delay = [c - s for c, s in zip(cmds, sends)]  # rig's command → the device saw it
     return {"latency_ms": latency_s * 1e3, "rounds": rounds, "converge_rounds": CONVERGE,
             "bracketed": len(pairs), "truth_in_bracket": contained,
+            "windows_missed": sum(b is None for b in brackets[CONVERGE:]),  # bounded by the sentinel only
             "error_p99_us_incl_convergence": pct(err_all, 99) * 1e6,
             "error_p50_us": pct(errors, 50) * 1e6, "error_p99_us": pct(errors, 99) * 1e6,
             "bracket_p50_us": pct(widths, 50) * 1e6, "bracket_p99_us": pct(widths, 99) * 1e6,
@@ -185,6 +186,7 @@ def main() -> None:
               "lockout_bracket_p99_us": round(pct(all_w, 99) * 1e6, 1),
               "lockout_truth_in_bracket": sum(r["truth_in_bracket"] for r in per),
               "lockout_rounds_bracketed": sum(r["bracketed"] for r in per),
+              "lockout_windows_missed": sum(r["windows_missed"] for r in per),
               "per_latency": per, "peer": "another process, loopback TCP"}
     print(json.dumps(result))
 

@@ -27,6 +27,7 @@ class BoundarySearch:
     width_s: float  # current window width
     max_width_s: float  # never search wider than this
     recent: list[float] = field(default_factory=list)  # midpoints of the latest brackets
+    window: tuple[float, float] = (0.0, float("inf"))  # the span of the last offsets handed out
 
     #: brackets remembered to place the window (their spread sets its width: the latency jitters)
     MEMORY = 20
@@ -41,12 +42,16 @@ class BoundarySearch:
         """This round's press offsets from the command (s); ``phase`` in [0, 1)."""
         spacing = self.width_s / self.presses
         start = max(0.0, self.center_s - self.width_s / 2)  # the actuator presses after the command
-        return [start + (i + phase) * spacing for i in range(self.presses)]
+        offsets = [start + (i + phase) * spacing for i in range(self.presses)]
+        self.window = (offsets[0], offsets[-1])
+        return offsets
 
     def update(self, answers: list[tuple[float, bool]]) -> tuple[float, float] | None:
         """Learn from this round's ``(offset_s, accepted)`` probe answers; returns the bracket
-        found, if any."""
-        after = sorted(a for a in answers if a[0] >= 0)
+        found, if any. Presses outside the window handed out (e.g. the croupier's sentinel at
+        the budget) are not the search's: a bracket reaching out to them is a missed window."""
+        lo_w, hi_w = self.window
+        after = sorted(a for a in answers if a[0] >= 0 and lo_w - 1e-12 <= a[0] <= hi_w + 1e-12)
         if not after:
             return None
         accepted = [o for o, ok in after if ok]
@@ -56,7 +61,7 @@ class BoundarySearch:
             self.recent = (self.recent + [(lo + hi) / 2])[-self.MEMORY:]
             spread = max(self.recent) - min(self.recent)
             self.center_s = statistics.median(self.recent)
-            self.width_s = min(max(self.step_s * self.presses, 1.5 * spread, self.width_s / 2), self.max_width_s)
+            self.width_s = min(max(self.step_s * self.presses, 2.0 * spread, self.width_s / 2), self.max_width_s)
             return lo, hi
         if hi is None:  # everything accepted: the boundary is later than the window
             self.center_s = after[-1][0] + self.width_s
