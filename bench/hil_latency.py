@@ -16,7 +16,6 @@ The last line is one JSON object with at least ``adapter_over_bare_p50``,
 
 from __future__ import annotations
 
-import asyncio
 import json
 import subprocess
 import sys

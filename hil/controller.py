@@ -77,7 +77,7 @@ class CrazyTimeController:
 
     # ------------------------------------------------------------------ one round
     def _round(self, n: int):
-        env, sc, cr = self.env, self.sc, self.sc.croupier
+        env, cr = self.env, self.sc.croupier
         self.trace.round = n
         self.answers = []
         self.probe_answers = []

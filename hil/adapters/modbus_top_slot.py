@@ -21,36 +21,25 @@ acknowledged command is the device's next ``spin_id``. A value the device should
 
 from __future__ import annotations
 
-from typing import Any
 
 import simpy
 
 from devices.contracts import TopSlotStop, payload
-from hil.adapters.modbus_base import ModbusAdapterBase
-from hil.adapters.modbus_money_wheel import BadValue, Snapshot, command_words
-from hil.transport.modbus import WireError
+from hil.adapters.modbus_spin import UNCLAIMED_MAX, BadValue, CommandedSpinAdapter, Snapshot
 from rules.crazy_time import TOP_SLOT_REEL1, TOP_SLOT_REEL2
 
 #: Points the poller reads every period (one FC4 read with the shipped map).
 STATUS = ("state", "spin_id", "spot", "multiplier", "reel1_steps", "reel2_steps", "start_ns", "stop_ns",
           "device_clock_ns")
-_UNCLAIMED_MAX = 8
 
 
-class ModbusTopSlot(ModbusAdapterBase):
+class ModbusTopSlot(CommandedSpinAdapter):
     """``TopSlot`` over Modbus; see the module docstring."""
+
+    STATUS = STATUS
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self._blocks = self.map.read_blocks([n for n in STATUS if n in {p.name for p in self.map.points}])
-        self._acked_id = 0
-        self._in_flight = 0
-        self._pending: dict[int, simpy.Event] = {}
-        self._unclaimed: dict[int, TopSlotStop] = {}
-        self._shown_id = 0
-        self._stopped = True
-        self._last_bad: str | None = None
-        self._device_fault = False
         try:
             status, seq = self.io.run(self._read_baseline(), timeout_s=10)
             self._seq = int(seq)
@@ -74,64 +63,9 @@ class ModbusTopSlot(ModbusAdapterBase):
     # ----------------------------------------------------------- Protocol (simulation thread)
     def spin(self) -> simpy.Event:
         """Commanded now (together with the wheel); succeeds with ``TopSlotStop``."""
-        done = self.env.event()
-        self._seq = (self._seq + 1) & 0xFFFF
-        self.submit(self._command(command_words(self.map, "spin", self._seq), done))
-        return done
+        return self._issue("spin")
 
     # ----------------------------------------------------------- I/O thread
-    async def _command(self, writes: list[tuple[str, int, list[int]]], done: simpy.Event) -> None:
-        self._in_flight += 1
-        try:
-            for table, address, words in writes:
-                await self.cmd.write(table, address, words)
-        except BaseException:
-            self._in_flight -= 1
-            raise  # recorded as a wire_fault by ``submit``; ``done`` never triggers
-        self._in_flight -= 1
-        self._acked_id += 1
-        spin_id = self._acked_id
-        if (stop := self._unclaimed.pop(spin_id, None)) is not None:
-            self.env.call_soon_threadsafe(lambda: done.triggered or done.succeed(stop))
-        else:
-            self._pending[spin_id] = done
-
-    async def _read_status(self, link) -> Snapshot:
-        snap = Snapshot(self.map)
-        for b in self._blocks:
-            words, _ = await link.read(b.table, b.start, b.count)
-            snap.add(b.points, b.start, words)
-        return snap
-
-    async def poll(self) -> None:
-        snap = await self._read_status(self.poller)
-        out: list[tuple[str, dict[str, Any]]] = []
-        resolve: list[tuple[simpy.Event, TopSlotStop]] = []
-        bad: str | None = None
-        try:
-            await self._track(snap, out, resolve)
-        except BadValue as exc:
-            bad = str(exc)
-        except WireError:
-            raise  # the base records it and reconnects; what was seen so far is delivered below
-        except Exception as exc:  # a bug here must not stop the poller silently: record it
-            bad = f"{type(exc).__name__}: {exc}"
-        finally:
-            if bad is not None and bad != self._last_bad:
-                self.faults += 1
-                out.append(("wire_fault", {"kind": "bad_value", "detail": bad}))
-            self._last_bad = bad
-            if out or resolve:
-                self.env.call_soon_threadsafe(lambda: self._deliver(out, resolve))
-
-    def _deliver(self, out: list[tuple[str, dict[str, Any]]], resolve: list[tuple[simpy.Event, TopSlotStop]]) -> None:
-        """In the simulation thread, in the order the poller saw things happen."""
-        for kind, data in out:
-            self.telemetry(self.name, kind, data)
-        for ev, stop in resolve:
-            if not ev.triggered:
-                ev.succeed(stop)
-
     async def _track(self, snap: Snapshot, out: list, resolve: list) -> None:
         state, spin_id = snap["state"], int(snap["spin_id"])
         if state == "fault":
@@ -174,7 +108,7 @@ class ModbusTopSlot(ModbusAdapterBase):
             resolve.append((ev, stop))
         elif spin_id > self._acked_id:  # its command's answer is still on its way
             self._unclaimed[spin_id] = stop
-            while len(self._unclaimed) > _UNCLAIMED_MAX:
+            while len(self._unclaimed) > UNCLAIMED_MAX:
                 del self._unclaimed[min(self._unclaimed)]
         for old in [i for i in self._pending if i < spin_id]:  # older spins the registers never showed
             del self._pending[old]
