@@ -4,12 +4,17 @@ time), until SIGTERM/SIGINT.
 
     croupier stub wagering --modbus tcp://127.0.0.1:0 [--param lockout_latency_mean_s=0.005 ...]
     croupier stub wagering --modbus rtu:///dev/pts/7?baudrate=115200
+    croupier stub wagering --modbus 'rtu://pty?baudrate=9600&parity=E'   # RTU on a new pty, at 9600 8E1's pace
     croupier stub wagering --pty            # serial frames on a new pty (docs/wire/serial-frames.md)
     croupier stub money-wheel --serial /dev/ttyUSB0 [--baudrate 115200]
 
 Once serving, the stub prints one line on stdout, ``READY <device> <url> [control=<url>]``, with
 the bound port or the pty peer's path — what a test or a bench file needs to reach it. Stubs bind
 127.0.0.1 unless told otherwise.
+
+``rtu://pty?...`` serves Modbus RTU on a new pty pair behind ``firmware_stubs.rtu_pty``'s relay,
+which adds each byte burst's wire time at the URL's baud rate, parity and stop bits (ptys
+ignore baud rate); READY then names ``rtu://<peer path>?<the same query>``.
 """
 
 from __future__ import annotations
@@ -23,13 +28,13 @@ import signal
 import sys
 import threading
 from pathlib import Path
+from urllib.parse import urlsplit
 
-import numpy as np
 
 from devices.money_wheel import MoneyWheelParams
 from devices.top_slot import TopSlotParams
 from devices.wagering import WageringParams
-from firmware_stubs.control import ControlServer, validate_params
+from firmware_stubs.control import ControlServer, generator, validate_params
 from firmware_stubs.modbus import ModbusStub, ModelClock
 from firmware_stubs.money_wheel import MoneyWheelGlue
 from firmware_stubs.top_slot import TopSlotGlue, load_par
@@ -37,6 +42,9 @@ from firmware_stubs.wagering import WageringGlue
 from hil.wire.url import ModbusUrl
 from hil.wire.registers import default_map, load_register_map
 from rules.submission import RulesSubmission, RulesSubmissionError
+
+#: ``--modbus rtu://pty?...``: RTU on a new pty pair, paced at the URL's baud rate (firmware_stubs.rtu_pty)
+RTU_PTY = "pty"
 
 #: device → (register map name, params class)
 DEVICES = {"wagering": ("wagering", WageringParams),
@@ -89,12 +97,12 @@ class DeviceHost:
             self.truth_file.write(json.dumps(record) + "\n")
             self.truth_file.flush()
 
-    def make(self, raw: dict, seed: int, par) -> tuple[object, object]:
+    def make(self, raw: dict, seed: int | dict, par) -> tuple[object, object]:
         """A glue around a fresh model; ValueError for parameters the model refuses."""
         from firmware_stubs.serial import MoneyWheelFrameGlue, TopSlotFrameGlue, WageringFrameGlue
 
         params = validate_params(self.params_cls, raw)
-        rng = np.random.default_rng(seed)
+        rng = generator(seed)
         clock, modbus = self.clock, self.wire == "modbus"
         if self.device == "wagering":
             glue = (WageringGlue(clock, params, rng, self.rmap, self.truth) if modbus
@@ -106,7 +114,7 @@ class DeviceHost:
                     else TopSlotFrameGlue(clock, params, par, rng))
         return glue, params
 
-    def configure(self, raw: dict, seed: int, rules: dict | None) -> dict:
+    def configure(self, raw: dict, seed: int | dict, rules: dict | None) -> dict:
         par = RulesSubmission.model_validate(rules).top_slot if rules and self.device == "top-slot" else self.par
         validate_params(self.params_cls, raw)  # refuse before touching the running model
         self.clock.renew()
@@ -125,9 +133,23 @@ async def _main(args: argparse.Namespace) -> None:
     stub = ModbusStub(host.rmap, host.glue, host.clock, unit=args.unit)
     host.on_new_glue = stub.replace_glue
     url = ModbusUrl.parse(args.modbus)
+    relay = None
     if url.scheme == "tcp":
         port = await stub.start_tcp(url.host, url.port)
         where = f"tcp://{url.host}:{port}"
+    elif url.path == RTU_PTY:
+        from firmware_stubs.rtu_pty import WireTimeRelay
+
+        relay = WireTimeRelay(url.baudrate, url.parity, url.stopbits, url.bytesize)
+        try:
+            # the server's end is a pty: parity means nothing there (the relay adds the parity
+            # bit's time), and some kernels refuse PARENB on a pty (EINVAL)
+            await stub.start_rtu(relay.server_path, url.baudrate, "N")
+        except BaseException:
+            relay.close()
+            raise
+        query = urlsplit(args.modbus).query
+        where = f"rtu://{relay.peer_path}" + (f"?{query}" if query else "")
     else:
         await stub.start_rtu(url.path, url.baudrate, url.parity)
         where = args.modbus
@@ -147,16 +169,60 @@ async def _main(args: argparse.Namespace) -> None:
         if control is not None:
             await control.stop()
         await stub.stop()
+        if relay is not None:
+            relay.close()
         host.close()
 
 
+class ControlThread:
+    """A ``ControlServer`` on its own asyncio loop in a helper thread (the serial stub's serve
+    loop owns the main thread); ``close()`` stops the server and the loop and joins the thread."""
+
+    def __init__(self, server: ControlServer, host: str, port: int) -> None:
+        self.server = server
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self._run, name="stub-control", daemon=True)
+        self.thread.start()
+        try:
+            self.port = asyncio.run_coroutine_threadsafe(server.start(host, port), self.loop).result(10)
+        except BaseException:
+            self.close()
+            raise
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        self.loop.run_forever()
+
+    def close(self) -> None:
+        if self.loop.is_closed():
+            return
+
+        async def shutdown() -> None:
+            await self.server.stop()
+            # clients still connected get a moment to hang up; the process ends right after (a
+            # cancelled stream handler makes asyncio 3.11 print a traceback: not worth it)
+            if tasks := [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]:
+                await asyncio.wait(tasks, timeout=0.2)
+
+        if self.thread.is_alive():
+            try:
+                asyncio.run_coroutine_threadsafe(shutdown(), self.loop).result(5)
+            finally:
+                self.loop.call_soon_threadsafe(self.loop.stop)
+                self.thread.join(5)
+        if not self.thread.is_alive():
+            self.loop.close()
+
+
 def _serve_serial(args: argparse.Namespace) -> None:
-    """``--serial URL`` / ``--pty``: the model behind the serial frames, in this thread."""
+    """``--serial URL`` / ``--pty``: the model behind the serial frames, in this thread. With
+    ``--control``, the control endpoint runs in a helper thread and hands each request to the
+    serve loop (``SerialStub.call``), which applies it between two iterations."""
     from firmware_stubs.pty import open_pty
     from firmware_stubs.serial import FdPort, SerialStub, UrlPort
 
     host = DeviceHost(args)
-    pair = None
+    pair = control = None
     if args.pty:
         pair = open_pty()
         port, where = FdPort(pair.master_fd), pair.peer_path
@@ -166,10 +232,19 @@ def _serve_serial(args: argparse.Namespace) -> None:
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
     stub = SerialStub(port, host.glue, host.clock)
-    print(f"READY {args.device} {where}", flush=True)
+    host.on_new_glue = stub.replace_glue  # called by host.configure, in the serve loop
     try:
+        if args.control:
+            curl = ModbusUrl.parse(args.control)
+            control = ControlThread(ControlServer(lambda raw, seed, rules: _in_loop(stub, host.configure, raw, seed, rules),
+                                                  lambda: _in_loop(stub, lambda: list(host.truth_records))),
+                                    curl.host, curl.port)
+            where += f" control=tcp://{curl.host}:{control.port}"
+        print(f"READY {args.device} {where}", flush=True)
         stub.serve(stop)
     finally:
+        if control is not None:
+            control.close()
         if pair is not None:
             pair.close()
         else:
@@ -177,11 +252,21 @@ def _serve_serial(args: argparse.Namespace) -> None:
         host.close()
 
 
+def _in_loop(stub, fn, *args):
+    """``fn(*args)`` run by the serial stub's serve loop; a stub that cannot run it (stopping,
+    stuck) is a refused request (``ValueError``, answered ``ok: false``), never a hung client."""
+    try:
+        return stub.call(lambda: fn(*args))
+    except (TimeoutError, RuntimeError) as exc:
+        raise ValueError(f"the stub could not apply the request: {exc or type(exc).__name__}") from None
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="croupier stub", description=__doc__.split("\n\n")[0])
     ap.add_argument("device", choices=sorted(DEVICES))
     wire = ap.add_mutually_exclusive_group(required=True)
-    wire.add_argument("--modbus", help="tcp://HOST:PORT (port 0 = any free) or rtu://PATH?baudrate=N")
+    wire.add_argument("--modbus", help="tcp://HOST:PORT (port 0 = any free), rtu://PATH?baudrate=N, or "
+                      "rtu://pty?baudrate=N&parity=E (a new pty, at that baud rate's pace)")
     wire.add_argument("--serial", metavar="URL", help="serial frames on a pyserial URL (a device path, "
                       "socket://HOST:PORT, rfc2217://..., loop://)")
     wire.add_argument("--pty", action="store_true", help="serial frames on a new pty; READY names the peer's path")
@@ -195,13 +280,11 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--rules", type=Path, help="top-slot: the Rules Submission whose PAR the reels follow "
                     "(default: the shipped one)")
     ap.add_argument("--control", metavar="URL", help="tcp://127.0.0.1:PORT (0 = any free): the rig configures "
-                    "the model's parameters and fault knobs per scenario here (--modbus only for now)")
+                    "the model's parameters and fault knobs per scenario here")
     args = ap.parse_args(argv)
     if args.time_scale <= 0:
         ap.error("--time-scale must be > 0")
     if args.modbus is None:
-        if args.control:
-            ap.error("--control is available with --modbus only (for now)")
         _serve_serial(args)
         sys.stdout.flush()
         return

@@ -2,7 +2,8 @@
 
 JSON lines over TCP (bound to 127.0.0.1 unless told otherwise). Requests and answers:
 
-* ``{"op": "configure", "params": {...}, "seed": N, "rules": {...}}`` → a fresh model with these
+* ``{"op": "configure", "params": {...}, "seed": N | {"entropy": E, "spawn_key": [...]},
+  "rules": {...}}`` → a fresh model with these
   parameters and fault knobs (unknown or invalid ones are refused, the old model stays), the
   device clock running on; ``rules`` is the Rules Submission (the Top Slot's PAR) →
   ``{"ok": true, "params": {effective params}}``
@@ -24,9 +25,20 @@ from typing import Any
 
 import pydantic
 
-#: (params dict, seed, rules dict | None) -> a description of the effective params; raises
+#: (params dict, seed (int or SeedSequence fields), rules dict | None) -> the effective params; raises
 #: ValueError for parameters the model refuses.
-Configure = Callable[[dict[str, Any], int, dict[str, Any] | None], dict[str, Any]]
+Configure = Callable[[dict[str, Any], Any, dict[str, Any] | None], dict[str, Any]]
+
+
+def generator(seed: int | dict[str, Any]) -> Any:
+    """A numpy Generator from an int seed or from a SeedSequence's entropy and spawn key (the
+    rig's per-device stream, so a stub draws exactly what the SimPy model would)."""
+    import numpy as np
+
+    if isinstance(seed, dict):
+        ss = np.random.SeedSequence(int(seed["entropy"]), spawn_key=tuple(int(k) for k in seed.get("spawn_key", ())))
+        return np.random.Generator(np.random.PCG64(ss))
+    return np.random.default_rng(int(seed))
 
 
 def validate_params(cls: type, raw: dict[str, Any]) -> Any:
@@ -59,7 +71,7 @@ class ControlServer:
         try:
             if op == "configure":
                 return {"ok": True, "params": self.configure(request.get("params") or {},
-                                                             int(request.get("seed", 0)), request.get("rules"))}
+                                                             request.get("seed", 0), request.get("rules"))}
             if op == "truth":
                 return {"ok": True, "truth": self.truth()}
             if op == "ping":

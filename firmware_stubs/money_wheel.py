@@ -33,7 +33,8 @@ class MoneyWheelGlue:
       ``revolution_count`` restarts at 0 and ``on_peg`` clears (the wheel is not at rest). The
       rest report of the previous spin (``section_index`` … ``stop_ns``) stays until this one's.
     * ``index_pulse`` of the spin shown: ``revolution_count`` + 1 (pulses lost by a telemetry
-      dropout are never counted), ``last_pulse_ns``. (A pulse of a spin whose ``spin_start`` was lost is lost with it.)
+      dropout are never counted), ``last_pulse_ns``. (The first pulse of a spin whose ``spin_start`` was lost shows the spin as
+      spinning with ``spin_start_ns`` = 0: the start was never reported.)
     * ``spin_stop`` (the ``SpinStop``): ``state`` = at_rest and the whole rest report —
       ``spin_id``, ``section_index``, ``on_peg``, ``direction``, ``revolutions`` (×1000 by the map),
       ``pegs_passed``, ``duration_us``, ``spin_start_ns``, ``stop_ns``.
@@ -84,13 +85,18 @@ class MoneyWheelGlue:
         if kind == "spin_start" and payload["spin_id"] > shown:
             self._set(state="spinning", spin_id=payload["spin_id"], direction=payload["direction"],
                       spin_start_ns=self.clock.ns(payload["device_time_s"]), revolution_count=0, on_peg=False)
+        elif kind == "index_pulse" and payload["spin_id"] > shown:
+            # the spin's start report was lost (telemetry dropout) but the wheel turns: its pulses
+            # are registered; spin_start_ns = 0 says the start was never reported
+            self._set(state="spinning", spin_id=payload["spin_id"], spin_start_ns=0, revolution_count=1,
+                      on_peg=False, last_pulse_ns=self.clock.ns(payload["device_time_s"]))
         elif kind == "index_pulse" and payload["spin_id"] == shown:
             # a counter of the pulses the device registered: a pulse the model lost (telemetry
             # dropout) is a pulse the counter never saw, as on a real device
             self._set(revolution_count=self._values["revolution_count"] + 1,
                       last_pulse_ns=self.clock.ns(payload["device_time_s"]))
         elif kind == "spin_stop" and payload["spin_id"] >= shown:
-            if payload["spin_id"] > shown:  # its spin_start was lost: none of its pulses were counted
+            if payload["spin_id"] > shown:  # its start and every pulse were lost
                 self._set(revolution_count=0)
             self._set(state="at_rest", spin_id=payload["spin_id"], section_index=payload["section_index"],
                       on_peg=payload["on_peg"], direction=payload["direction"],

@@ -238,7 +238,8 @@ def build_devices(
             if dev.control:
                 from hil.adapters.stub_control import configure_stub
 
-                seed = int(role_seeds[role].generate_state(1)[0])
+                ss = role_seeds[role]  # the stub's model draws exactly what the SimPy model would
+                seed = {"entropy": ss.entropy, "spawn_key": list(ss.spawn_key)}
                 built.params[role] = configure_stub(dev.control, overrides.get(role, {}), seed, rules)
             else:
                 built.params[role] = {"kind": dev.kind, "url": dev.url}

@@ -5,7 +5,8 @@ FC16 request; the poller reads the status block (one FC4 read with the shipped m
 ``poll_period_s`` and turns what changed into the telemetry ``MoneyWheelSim`` emits, in the
 order it happened, with device times mapped to the rig's simulated time (``ClockMap``):
 
-* a new ``spin_id`` shown ``spinning`` → ``spin_start``;
+* a new ``spin_id`` shown ``spinning`` → ``spin_start`` (none when ``spin_start_ns`` is 0: the
+  wheel never reported the start — as a lost ``spin_start`` message in simulation);
 * each step of ``revolution_count`` → one ``index_pulse``. Several steps between two polls give
   one event per count, each stamped with the latest ``last_pulse_ns`` and ``coalesced: true``
   (the check of § 690.2(b) counts pulses; their times are then only an upper bound);
@@ -115,7 +116,9 @@ class ModbusMoneyWheel(CommandedSpinAdapter):
             self._shown_id, self._rev, self._stopped = spin_id, 0, state not in ("spinning", "at_rest")
             if spin_id > self._acked_id and not self._in_flight:
                 self._acked_id = spin_id  # a spin we did not command (or whose answer was lost)
-            if state == "spinning":
+            if state == "spinning" and int(snap["spin_start_ns"]) == 0:
+                pass  # the wheel turns but never reported its start (0 = not reported): no spin_start
+            elif state == "spinning":
                 direction = snap["direction"]
                 if direction not in _DIRECTIONS:
                     raise BadValue(f"direction {direction!r} while spin {spin_id} is spinning")

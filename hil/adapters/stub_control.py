@@ -34,8 +34,10 @@ def request(url: str, message: dict[str, Any], timeout_s: float = 5.0) -> dict[s
     return reply
 
 
-def configure_stub(url: str, params: dict[str, Any], seed: int, rules: RulesSubmission) -> dict[str, Any]:
-    """A fresh model on the stub with the scenario's params and fault knobs; its effective params."""
+def configure_stub(url: str, params: dict[str, Any], seed: int | dict[str, Any], rules: RulesSubmission) -> dict[str, Any]:
+    """A fresh model on the stub with the scenario's params and fault knobs; its effective params.
+    ``seed``: an int, or a numpy SeedSequence's ``{"entropy", "spawn_key"}`` — then the stub's
+    model draws exactly the numbers the SimPy model would."""
     return request(url, {"op": "configure", "params": params, "seed": seed,
                          "rules": rules.model_dump(mode="json", by_alias=True)})["params"]
 

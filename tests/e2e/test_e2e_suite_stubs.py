@@ -24,6 +24,8 @@ SUBSET = ["normal_play", "fault_weak_push", "fault_stuck_index_sensor", "fault_t
           "fault_top_slot_stuck_reel", "fault_slow_lockout", "fault_lockout_ignored", "fault_undersized_wheel",
           "fault_wrong_layout", "fault_dealer_spins_before_no_more_bets", "fault_dealer_pays_before_collecting",
           "fault_dealer_payout_error"]
+ALL = sorted(p.stem for p in SUITE.glob("*.yaml"))
+SUBSET_ONLY = False
 ROUNDS = "3"
 SCALE = 50
 
@@ -45,9 +47,9 @@ def _bench(tmp_path: Path, urls: dict[str, tuple[str, str]], kind: str) -> Path:
     return path
 
 
-@pytest.mark.parametrize("wire", ["modbus"])
+@pytest.mark.parametrize("wire", ["modbus", "serial"])
 def test_bundled_scenarios_same_verdicts_on_stubs(stub_control, tmp_path, wire):
-    files = [str(SUITE / f"{name}.yaml") for name in SUBSET]
+    files = [str(SUITE / f"{name}.yaml") for name in (SUBSET if SUBSET_ONLY else ALL)]
     sim = runner.invoke(app, ["run", *files, "--max-rounds", ROUNDS, "--out", str(tmp_path / "sim"), "--jobs", "1"])
     assert sim.exit_code in (0, 1), sim.output
     roles = {"wheel": "money-wheel", "top_slot": "top-slot", "wagering": "wagering"}
