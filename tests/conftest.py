@@ -1,21 +1,85 @@
-"""Hermetic test session: each test gets its own temp dir; no test may leak threads or children."""
+"""Hermetic test session: each test gets its own temp dir; no test may leak threads, children or
+open sockets."""
 
 from __future__ import annotations
 
 import multiprocessing
+import os
 import threading
+import time
 
 import pytest
+
+#: How long a test's sockets may take to close after it returned (an event loop's transports
+#: close on the loop's next turn; a peer's FIN may still be in flight).
+SOCKET_GRACE_S = 1.0
+_FD_DIR = "/proc/self/fd"
+
+
+def _open_sockets() -> dict[int, str]:
+    """fd -> ``socket:[inode]`` for every socket this process holds open (Linux; empty elsewhere).
+
+    Keyed by fd *and* inode: a socket closed and another opened on the same fd number is new.
+    """
+    try:
+        fds = os.listdir(_FD_DIR)
+    except OSError:
+        return {}
+    out: dict[int, str] = {}
+    for fd in fds:
+        try:
+            target = os.readlink(f"{_FD_DIR}/{fd}")
+        except OSError:  # closed between listdir and readlink (e.g. the listdir fd itself)
+            continue
+        if target.startswith("socket:"):
+            out[int(fd)] = target
+    return out
+
+
+def _new_sockets(before: dict[int, str]) -> dict[int, str]:
+    return {fd: s for fd, s in _open_sockets().items() if before.get(fd) != s}
+
+
+def _describe(fd: int, inode: str) -> str:
+    import socket
+
+    try:
+        s = socket.socket(fileno=os.dup(fd))
+    except OSError:
+        return f"fd {fd} {inode}"
+    try:
+        kind = {socket.SOCK_STREAM: "tcp", socket.SOCK_DGRAM: "udp"}.get(s.type, str(s.type))
+        try:
+            local = s.getsockname()
+        except OSError:
+            local = "?"
+        try:
+            peer = s.getpeername()
+        except OSError:
+            peer = None
+        return f"fd {fd} {kind} {local}" + (f" -> {peer}" if peer else " (listening or unconnected)")
+    finally:
+        s.close()  # closes our dup only
 
 
 @pytest.fixture(autouse=True)
 def _no_leaks():
     threads_before = set(threading.enumerate())
+    sockets_before = _open_sockets()
     yield
     leaked_threads = [t for t in threading.enumerate() if t not in threads_before and t.is_alive()
                       and not t.name.startswith(("QueueFeederThread", "ExecutorManagerThread"))]
     children = [p for p in multiprocessing.active_children()]
     for p in children:
         p.kill()
+    # Only sockets opened during the test, still open after a short grace: pytest's and
+    # pytest-xdist's own sockets are in the baseline.
+    leaked_sockets = _new_sockets(sockets_before)
+    deadline = time.monotonic() + SOCKET_GRACE_S
+    while leaked_sockets and time.monotonic() < deadline:
+        time.sleep(0.02)
+        leaked_sockets = _new_sockets(sockets_before)
     assert not leaked_threads, f"test leaked threads: {leaked_threads}"
     assert not children, f"test leaked child processes: {children}"
+    assert not leaked_sockets, ("test leaked open sockets: "
+                                + "; ".join(_describe(fd, s) for fd, s in sorted(leaked_sockets.items())))

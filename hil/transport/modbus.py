@@ -10,6 +10,7 @@ while a request is outstanding belongs to its response.
 from __future__ import annotations
 
 import time
+from collections.abc import Awaitable, Callable
 from typing import Literal
 
 from pymodbus.client import AsyncModbusSerialClient, AsyncModbusTcpClient
@@ -37,7 +38,10 @@ class ModbusLink:
         self.device_id = device_id
         self.rx_ns = 0  # arrival of the last response's bytes
         self.tx_ns = 0  # departure of the last request's bytes
-        self._common = dict(timeout=timeout_s, retries=0, reconnect_delay=0.1, reconnect_delay_max=reconnect_max_s,
+        # No reconnection inside pymodbus (reconnect_delay=0): the adapter reconnects with its own
+        # back-off and records it (``wire_reconnected``). pymodbus' silent reconnect hid a dropped
+        # link: the rig saw only timeouts, never the disconnection nor the reconnection.
+        self._common = dict(timeout=timeout_s, retries=0, reconnect_delay=0, reconnect_delay_max=reconnect_max_s,
                             trace_packet=self._stamp)
         self.client: AsyncModbusTcpClient | AsyncModbusSerialClient | None = None  # made on the I/O loop
 
@@ -70,11 +74,15 @@ class ModbusLink:
         if self.client is not None:
             self.client.close()
 
-    async def _call(self, what: str, coro) -> tuple[object, int]:
+    async def _call(self, what: str, request: Callable[[], Awaitable]) -> tuple[object, int]:
+        # ``request`` is called inside the ``try``: pymodbus raises "Not connected" when the
+        # request is made, not when it is awaited, and that too is a wire fault.
         try:
-            rr = await coro
+            rr = await request()
         except ModbusException as exc:
-            kind = "timeout" if "timeout" in str(exc).lower() or "No response" in str(exc) else "disconnected"
+            timed_out = "timeout" in str(exc).lower() or "No response" in str(exc)
+            # A request whose connection dropped while it waited is a disconnection, not a timeout.
+            kind = "timeout" if timed_out and self.connected else "disconnected"
             raise WireError(kind, f"{what}: {exc}") from None
         if rr.isError():
             raise WireError("exception_response", f"{what}: {rr}")
@@ -85,7 +93,8 @@ class ModbusLink:
         c, dev = self.client, self.device_id
         fn = {"coil": c.read_coils, "discrete": c.read_discrete_inputs,
               "holding": c.read_holding_registers, "input": c.read_input_registers}[table]
-        rr, rx = await self._call(f"read {table} {address}+{count}", fn(address, count=count, device_id=dev))
+        rr, rx = await self._call(f"read {table} {address}+{count}",
+                                  lambda: fn(address, count=count, device_id=dev))
         values = rr.bits[:count] if table in ("coil", "discrete") else rr.registers
         return list(values), rx
 
@@ -93,9 +102,9 @@ class ModbusLink:
         """Write; returns the arrival time of the response (the device had the request then)."""
         c, dev = self.client, self.device_id
         if table == "coil":
-            coro = (c.write_coil(address, bool(values[0]), device_id=dev) if len(values) == 1
-                    else c.write_coils(address, [bool(v) for v in values], device_id=dev))
+            request = ((lambda: c.write_coil(address, bool(values[0]), device_id=dev)) if len(values) == 1
+                       else (lambda: c.write_coils(address, [bool(v) for v in values], device_id=dev)))
         else:
-            coro = c.write_registers(address, [int(v) for v in values], device_id=dev)
-        _, rx = await self._call(f"write {table} {address}", coro)
+            request = lambda: c.write_registers(address, [int(v) for v in values], device_id=dev)  # noqa: E731
+        _, rx = await self._call(f"write {table} {address}", request)
         return rx
