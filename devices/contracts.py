@@ -153,6 +153,24 @@ class WageringDevice(Protocol):
         ...
 
 
+# --------------------------------------------------------------------------- lock-out counter
+@runtime_checkable
+class LockoutCounter(Protocol):
+    """An optional instrument: a time-interval counter from the dealer's lock-out button edge to
+    the wagering device's lock-out indicator edge — a lock-out latency independent of the rig's
+    press bracketing, of the link and of the device's clock.
+
+    Telemetry kinds: ``device_info`` (``idn``), ``lockout_interval`` (``interval_s``),
+    ``instrument_fault`` (``detail``).
+    """
+
+    name: str
+
+    def measure(self) -> simpy.Event:
+        """Read the interval of the lock-out just commanded; succeeds with it in seconds."""
+        ...
+
+
 def payload(result: object) -> dict[str, Any]:
     """A result dataclass as a telemetry payload. The results above are flat (no nested
     dataclasses), so a shallow copy suffices — ``dataclasses.asdict`` deep-copies and costs

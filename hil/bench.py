@@ -22,12 +22,13 @@ import numpy as np
 import pydantic
 import simpy
 
-from devices.contracts import MoneyWheel, Telemetry, TopSlot, WageringDevice
+from devices.contracts import LockoutCounter, MoneyWheel, Telemetry, TopSlot, WageringDevice
 from devices.money_wheel import MoneyWheelParams, MoneyWheelSim
 from devices.top_slot import TopSlotParams, TopSlotSim
 from devices.wagering import WageringParams, WageringSim
 from hil.config import ConfigError, dotted, parse_toml, read_text, validate
 from hil.wire.url import ModbusUrl
+from hil.transport.visa import CounterConfig
 from hil.wire.registers import default_map, load_register_map
 from rules.submission import RulesSubmission
 
@@ -85,6 +86,8 @@ class BenchConfig(pydantic.BaseModel):
     #: simulated seconds per wall second when any device is real (the stubs must use the same)
     time_scale: float = pydantic.Field(1.0, gt=0)
     devices: dict[Literal["wheel", "top_slot", "wagering"], DeviceConfig]
+    #: optional instruments: ``lockout_counter`` (a VISA time-interval counter, docs/wire/visa-counter.md)
+    instruments: dict[Literal["lockout_counter"], CounterConfig] = {}
 
     @pydantic.model_validator(mode="after")
     def _all_roles(self) -> BenchConfig:
@@ -95,7 +98,7 @@ class BenchConfig(pydantic.BaseModel):
 
     @property
     def real_time(self) -> bool:
-        return any(d.kind != "sim" for d in self.devices.values())
+        return bool(self.instruments) or any(d.kind != "sim" for d in self.devices.values())
 
 
 @dataclass(frozen=True)
@@ -176,6 +179,7 @@ class Devices:
     wheel: MoneyWheel
     top_slot: TopSlot
     wagering: WageringDevice
+    lockout_counter: LockoutCounter | None = None
 
 
 def _relative(path: str, source: str) -> Path:
@@ -253,6 +257,11 @@ def build_devices(
                 adapter = adapter_cls(env, io, dev.url, telemetry, role, dev.timeout_s)
             setattr(built.devices, role, adapter)
             built.closers.append(adapter.close)
+        if (counter_cfg := cfg.instruments.get("lockout_counter")) is not None:
+            from hil.adapters.visa_counter import VisaLockoutCounter
+
+            built.devices.lockout_counter = VisaLockoutCounter(env, io, counter_cfg, telemetry)
+            built.closers.append(built.devices.lockout_counter.close)
     except BaseException:
         built.close()
         raise

@@ -117,6 +117,8 @@ class CrazyTimeController:
     def _no_more_bets(self) -> None:
         self._say("no_more_bets")  # § 690.2(a)
         self.dev.wagering.lock_out()
+        if self.dev.lockout_counter is not None:  # an independent edge-to-edge figure
+            self.dev.lockout_counter.measure()
 
     # ------------------------------------------------------------------ presses
     def _press_at(self, at: float, seat: int, spot: str, stake_cents: int) -> None:

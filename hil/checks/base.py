@@ -98,6 +98,7 @@ class RoundView:
     events: list[Event]
     no_more_bets: Event | None = None
     lockout_command: Event | None = None
+    lockout_intervals: list[Event] = field(default_factory=list)
     presses: list[Event] = field(default_factory=list)
     attempts: list[Attempt] = field(default_factory=list)
     collects: list[Event] = field(default_factory=list)
@@ -131,6 +132,8 @@ class RoundView:
                 rv.presses.append(ev)
             elif k == "lockout_command":
                 rv.lockout_command = rv.lockout_command or ev
+            elif k == "lockout_interval":
+                rv.lockout_intervals.append(ev)
             elif cur is not None:
                 if k == "spin_start":
                     cur.wheel_start = ev

@@ -12,7 +12,7 @@ from fractions import Fraction
 
 from scipy import stats
 
-from hil.checks.base import BenchView, Check, Measurement, RoundView, Verdict
+from hil.checks.base import BenchView, Check, Measurement, RoundView
 from rules.crazy_time import (BASE_ODDS, TOP_SLOT_REEL1, TOP_SLOT_REEL2, Spot, TopSlotOutcome, Wager,
                               layout_deviations, settle)
 from rules.submission import RulesSubmission
@@ -405,14 +405,21 @@ class Lockout(Check):
         self.brackets: dict[int, tuple[float, float]] = {}  # round -> (lower, upper) latency, s
         self.straddle = 0
         self.rejected_late = 0
+        self.counter: list[float] = []  # the lock-out counter's independent intervals
 
     def observe(self, rv: RoundView) -> None:
         self.rounds += 1
+        budget = self.config.lockout_budget_s
+        for ev in rv.lockout_intervals:
+            interval = float(ev.payload["interval_s"])
+            self.counter.append(interval)
+            if interval > budget + TIME_RESOLUTION_S:
+                self.finding(rv.n, ev, f"the lock-out counter timed {interval * 1e3:.3f} ms from the button to the "
+                             f"lock-out indicator (budget {budget * 1e3:.3f} ms)")
         cmd = rv.lockout_command
         if cmd is None:
             return
         t_cmd = _t(cmd)
-        budget = self.config.lockout_budget_s
         after = sorted(((_t(p) - t_cmd, p) for p in rv.presses if _t(p) >= t_cmd), key=lambda x: x[0])
         if not after:
             return
@@ -446,6 +453,9 @@ class Lockout(Check):
                   Measurement("lockout_latency_median", statistics.median(mids), "s",
                               (statistics.median(self.lower), statistics.median(self.upper))),
                   Measurement("bracket_width_max", max(b - a for a, b in zip(self.lower, self.upper)), "s")]
+        if self.counter:
+            m += [Measurement("lockout_latency_counter_max", max(self.counter), "s", limit=f"<= {budget} s"),
+                  Measurement("lockout_latency_counter_median", statistics.median(self.counter), "s")]
         if self.failed:
             return "fail", f"{self._findings_total} lock-out violation(s)", m
         if not self.upper:
