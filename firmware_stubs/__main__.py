@@ -236,9 +236,9 @@ def _serve_serial(args: argparse.Namespace) -> None:
     try:
         if args.control:
             curl = ModbusUrl.parse(args.control)
-            control = ControlThread(ControlServer(lambda raw, seed, rules: _in_loop(stub, host.configure, raw, seed, rules),
-                                                  lambda: _in_loop(stub, lambda: list(host.truth_records))),
-                                    curl.host, curl.port)
+            server = ControlServer(lambda raw, seed, rules: _in_loop(stub, host.configure, raw, seed, rules),
+                                   lambda: _in_loop(stub, lambda: list(host.truth_records)))
+            control = ControlThread(server, curl.host, curl.port)
             where += f" control=tcp://{curl.host}:{control.port}"
         print(f"READY {args.device} {where}", flush=True)
         stub.serve(stop)

@@ -3,12 +3,18 @@
 ``SerialStub`` serves one model over a byte port — a pty master (``FdPort``) or any pyserial URL
 (``UrlPort``) — in one loop on one thread. The model's ``simpy.Environment`` is stepped from the
 wall clock (``firmware_stubs.modbus.ModelClock``: device time = model time = wall time since
-start × ``time_scale``): the loop waits for bytes at most until the model's next event is due
-and never longer than 1 ms, stamps arrivals with ``time.perf_counter_ns()``, runs the model up to
-each frame's arrival before acting on it, and runs it up to *now* after every wake-up. Every
-telemetry message of the model leaves as its event frame from inside that run, i.e. as it
+start × ``time_scale``): the loop waits for bytes at most until the model's next event or the
+next heartbeat is due (never longer than 20 ms on a pty, which wakes the loop when bytes or a
+control request come; 1 ms on a pyserial URL, which cannot), stamps arrivals with
+``time.perf_counter_ns()``, runs the model up to each frame's arrival before acting on it, and
+runs it up to *now* after every wake-up. Every telemetry message of the model leaves as its event frame from inside that run, i.e. as it
 happens, stamped with its model time in ns — so a fault knob of the model (dropped telemetry,
 a stuck sensor, a slow lock-out) reaches the wire exactly as it reaches the trace in simulation.
+
+Another thread (the control endpoint's) never touches the model: it hands a callable to ``call``,
+which the serve loop runs between two iterations and answers through a
+``concurrent.futures.Future`` — e.g. a ``configure`` that swaps in a new glue (``replace_glue``:
+the new model declares itself at once, as after a ``HELLO``).
 
 Protocol duties: ``HELLO`` at power-up and in answer to the host's (followed by the device's
 declaration: ``WHEEL_LAYOUT`` / ``WAGERING_INFO``), an ``ACK`` for every frame the host sends
@@ -18,8 +24,10 @@ The glue between a model and the frames is a ``FrameGlue`` (one per device kind)
 
 from __future__ import annotations
 
+import concurrent.futures
 import errno
 import os
+import queue
 import select
 import threading
 import time
@@ -35,8 +43,12 @@ from devices.wagering import WageringParams, WageringSim
 from firmware_stubs.modbus import ModelClock
 from hil.wire.frames import PROBE_SLOTS, SPOT_CODES, Frame, FrameParser, encode
 
-#: Longest the loop waits without stepping the model (wall s).
+#: Longest the loop waits without stepping the model (wall s), on a port it cannot wake (``UrlPort``).
 MAX_WAIT_S = 0.001
+#: Longest an idle loop sleeps on a port that wakes it (``FdPort``: bytes in, ``SerialStub.call``):
+#: it wakes anyway when the model's next event or the next heartbeat is due; this bounds how late
+#: a half-received frame is found truncated.
+IDLE_WAIT_S = 0.02
 HEARTBEAT_S = 0.5
 TRUNCATE_AFTER_NS = 50_000_000
 
@@ -52,11 +64,27 @@ class FdPort:
     def __init__(self, fd: int) -> None:
         self.fd = fd
         self.dropped_bytes = 0
+        self.max_wait_s = IDLE_WAIT_S
         os.set_blocking(fd, False)
+        self._wake_r, self._wake_w = os.pipe()
+        os.set_blocking(self._wake_r, False)
+        os.set_blocking(self._wake_w, False)
+
+    def wake(self) -> None:
+        """End a ``read`` that waits (from any thread)."""
+        try:
+            os.write(self._wake_w, b"w")
+        except OSError:  # full (already woken) or closed
+            pass
 
     def read(self, timeout_s: float) -> bytes:
-        ready, _, _ = select.select([self.fd], [], [], timeout_s)
-        if not ready:
+        ready, _, _ = select.select([self.fd, self._wake_r], [], [], timeout_s)
+        if self._wake_r in ready:
+            try:
+                os.read(self._wake_r, 4096)
+            except OSError:
+                pass
+        if self.fd not in ready:
             return b""
         try:
             return os.read(self.fd, 4096)
@@ -79,7 +107,11 @@ class FdPort:
             view = view[n:]
 
     def close(self) -> None:
-        os.close(self.fd)
+        for fd in (self.fd, self._wake_r, self._wake_w):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
 
 
 class UrlPort:
@@ -89,6 +121,10 @@ class UrlPort:
     def __init__(self, url: str, baudrate: int = 115_200) -> None:
         self.ser = serial.serial_for_url(url, baudrate=baudrate, timeout=MAX_WAIT_S, write_timeout=1.0)
         self.dropped_bytes = 0
+        self.max_wait_s = MAX_WAIT_S
+
+    def wake(self) -> None:  # reads return within MAX_WAIT_S anyway
+        return None
 
     def read(self, timeout_s: float) -> bytes:
         return self.ser.read(self.ser.in_waiting or 1)
@@ -105,6 +141,9 @@ class UrlPort:
 
 class Port(Protocol):
     dropped_bytes: int
+    max_wait_s: float  # longest read the serve loop asks for when nothing is due
+
+    def wake(self) -> None: ...
 
     def read(self, timeout_s: float) -> bytes: ...
 
@@ -256,6 +295,16 @@ class TopSlotFrameGlue(_GlueBase):
 
 
 # --------------------------------------------------------------------------- the stub
+def _next_due(env: Any) -> float:
+    """When the model's next event that does something is due (``inf``: none).
+
+    Not ``env.peek()``: simpy 4.1 leaves the stopping ``until`` event of every
+    ``run(until=t)`` (``ModelClock.sync``) in the queue at ``t`` with no callbacks left, so
+    ``peek()`` is always ``now`` and a loop sleeping until it would never sleep (a stub pegging a
+    CPU, which on a small machine delays the other stubs and the rig by milliseconds)."""
+    return min((t for t, _prio, _eid, ev in env._queue if ev.callbacks), default=float("inf"))
+
+
 class SerialStub:
     """Serves ``glue``'s model on ``port`` until ``stop`` is set (``serve``)."""
 
@@ -265,7 +314,45 @@ class SerialStub:
         self.seq = 0
         self.last_tx_ns = 0
         self.frames_in = 0
+        self._calls: queue.SimpleQueue[tuple[Callable[[], Any], concurrent.futures.Future]] = queue.SimpleQueue()
+        self._stopped = False
         glue.emit = self.send
+
+    def replace_glue(self, glue: _GlueBase) -> None:
+        """A new model (the control endpoint configured one), from the serve loop: its frames go
+        out from now on, and it declares itself at once (as after a ``HELLO``), so a host that
+        connects next sees the new device's layout / seats."""
+        self.glue = glue
+        glue.emit = self.send
+        glue.declare()
+
+    def call(self, fn: Callable[[], Any], timeout_s: float = 10.0) -> Any:
+        """Run ``fn`` in the serve loop between two iterations (from any other thread) and
+        return its result or raise its exception; ``TimeoutError`` if the loop does not get to it
+        within ``timeout_s``, ``RuntimeError`` if the stub stopped meanwhile."""
+        if self._stopped:
+            raise RuntimeError("the stub stopped")
+        fut: concurrent.futures.Future = concurrent.futures.Future()
+        self._calls.put((fn, fut))
+        if wake := getattr(self.port, "wake", None):
+            wake()
+        return fut.result(timeout_s)
+
+    def _run_calls(self, stopping: bool = False) -> None:
+        while True:
+            try:
+                fn, fut = self._calls.get_nowait()
+            except queue.Empty:
+                return
+            if not fut.set_running_or_notify_cancel():
+                continue
+            if stopping:
+                fut.set_exception(RuntimeError("the stub stopped"))
+                continue
+            try:
+                fut.set_result(fn())
+            except BaseException as exc:  # noqa: BLE001 — answered to the caller
+                fut.set_exception(exc)
 
     def send(self, msg_type: str, **fields: object) -> None:
         self.port.write(encode(msg_type, self.seq, **fields))
@@ -293,22 +380,31 @@ class SerialStub:
             action()
 
     def _wait_s(self) -> float:
-        due = self.clock.env.peek()
-        if due == float("inf"):
-            return MAX_WAIT_S
-        due_ns = self.clock.t0_ns + due / self.clock.time_scale * 1e9
-        return min(MAX_WAIT_S, max(0.0, (due_ns - time.perf_counter_ns()) * 1e-9))
+        """Until the model's next event or the next heartbeat is due, at most the port's
+        ``max_wait_s`` (bytes arriving, or ``call``, end the wait earlier)."""
+        now_ns = time.perf_counter_ns()
+        due_ns = self.last_tx_ns + self.heartbeat_s * 1e9
+        due = _next_due(self.clock.env)
+        if due != float("inf"):
+            due_ns = min(due_ns, self.clock.t0_ns + due / self.clock.time_scale * 1e9)
+        cap = getattr(self.port, "max_wait_s", MAX_WAIT_S)
+        return min(cap, max(0.0, (due_ns - now_ns) * 1e-9))
 
     def serve(self, stop: threading.Event) -> None:
         self.clock.sync()
         self.hello()  # power-up
-        while not stop.is_set():
-            data = self.port.read(self._wait_s())
-            rx_ns = time.perf_counter_ns()  # where the bytes arrived
-            frames = self.parser.feed(data, rx_ns) if data else self.parser.expire(rx_ns, TRUNCATE_AFTER_NS)
-            for f in frames:
-                self.clock.sync(f.rx_ns)
-                self.handle(f)
-            self.clock.sync()
-            if time.perf_counter_ns() - self.last_tx_ns >= self.heartbeat_s * 1e9:
-                self.send("HEARTBEAT", clock_ns=self.clock.ns())
+        try:
+            while not stop.is_set():
+                data = self.port.read(self._wait_s())
+                rx_ns = time.perf_counter_ns()  # where the bytes arrived
+                frames = self.parser.feed(data, rx_ns) if data else self.parser.expire(rx_ns, TRUNCATE_AFTER_NS)
+                for f in frames:
+                    self.clock.sync(f.rx_ns)
+                    self.handle(f)
+                self.clock.sync()
+                self._run_calls()
+                if time.perf_counter_ns() - self.last_tx_ns >= self.heartbeat_s * 1e9:
+                    self.send("HEARTBEAT", clock_ns=self.clock.ns())
+        finally:
+            self._stopped = True
+            self._run_calls(stopping=True)

@@ -49,7 +49,9 @@ class ModbusAdapterBase:
         self.env, self.io, self.map, self.telemetry, self.name = env, io, rmap, telemetry, name
         self.url, self.poll_period_s = url, poll_period_s
         self.cmd = ModbusLink(url, unit, timeout_s)
-        self.poller = ModbusLink(url, unit, timeout_s)
+        # Over TCP a second connection polls, so a poll never delays a command. A serial line has
+        # one master and pymodbus locks the port: over RTU commands and polls share the link.
+        self.poller = self.cmd if self.cmd.url.scheme == "rtu" else ModbusLink(url, unit, timeout_s)
         self.faults = 0
         self.clock: ClockMap | None = None
         self._poll_task: asyncio.Task | None = None
@@ -59,7 +61,8 @@ class ModbusAdapterBase:
     async def _connect(self) -> ClockMap:
         if not self.cmd.connected:
             await self.cmd.connect()
-        await self.poller.connect()
+        if not self.poller.connected:
+            await self.poller.connect()
         p = self.map.point("device_clock_ns")
         best = None
         for _ in range(CLOCK_SAMPLES):
@@ -120,7 +123,8 @@ class ModbusAdapterBase:
             self._poll_task.cancel()
             await asyncio.wait([self._poll_task], timeout=2)
         self.cmd.close()
-        self.poller.close()
+        if self.poller is not self.cmd:
+            self.poller.close()
 
     # ----------------------------------------------------------- from the simulation thread
     def start(self) -> dict[str, Any]:
