@@ -17,7 +17,6 @@ The last line is one JSON object with at least ``adapter_over_bare_p50``,
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import tempfile
 import time
@@ -28,6 +27,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from firmware_stubs.launch import launch  # noqa: E402
 from hil.adapters.modbus_wagering import ModbusWageringDevice  # noqa: E402
 from hil.clock import WallClockEnvironment  # noqa: E402
 from hil.lockout import BoundarySearch  # noqa: E402
@@ -45,21 +45,8 @@ CONVERGE = 5  # rounds the search takes to settle, reported apart
 
 @contextmanager
 def stub(*args: str):
-    proc = subprocess.Popen([sys.executable, "-m", "firmware_stubs", "wagering", "--modbus", "tcp://127.0.0.1:0", *args],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    try:
-        line = proc.stdout.readline()
-        if not line.startswith("READY"):
-            raise RuntimeError(f"stub failed to start: {line!r}")
-        yield line.split()[2]
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        proc.stdout.close()
+    with launch("wagering", "--modbus", "tcp://127.0.0.1:0", *args) as s:
+        yield s.url
 
 
 def pct(a, q) -> float:

@@ -28,7 +28,6 @@ the simulated instruments live as long as their manager, i.e. the process: whoev
 from __future__ import annotations
 
 import argparse
-import functools
 import importlib.resources
 import math
 import threading

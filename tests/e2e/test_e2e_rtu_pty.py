@@ -11,18 +11,15 @@ paces the line as 8E1 (11 bits per character), which is what is measured here.
 from __future__ import annotations
 
 import os
-import selectors
 import stat
-import subprocess
-import sys
 import termios
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from urllib.parse import urlsplit
 
 import pytest
 
+from firmware_stubs.launch import launch
 from hil.adapters.modbus_wagering import ModbusWageringDevice
 from hil.clock import WallClockEnvironment
 from hil.transport.ioloop import IoLoop
@@ -33,39 +30,11 @@ READY_TIMEOUT_S = 15.0
 LATENCY_S = 0.004
 
 
-def _read_line(proc: subprocess.Popen, timeout_s: float) -> str:
-    buf = b""
-    deadline = time.monotonic() + timeout_s
-    with selectors.DefaultSelector() as sel:
-        sel.register(proc.stdout, selectors.EVENT_READ)
-        while b"\n" not in buf:
-            left = deadline - time.monotonic()
-            assert left > 0, f"no READY line within {timeout_s} s (got {buf!r}, exit {proc.poll()})"
-            if sel.select(left):
-                chunk = os.read(proc.stdout.fileno(), 4096)
-                assert chunk, f"stub closed stdout (got {buf!r}, exit {proc.wait(timeout=5)})"
-                buf += chunk
-    return buf.split(b"\n", 1)[0].decode()
-
-
 @contextmanager
 def rtu_pty_stub(device: str, query: str, *args: str) -> Iterator[str]:
-    """``python -m firmware_stubs DEVICE --modbus rtu://pty?QUERY ...``; yields the URL it printed;
-    ends it by pid."""
-    cmd = [sys.executable, "-m", "firmware_stubs", device, "--modbus", f"rtu://pty?{query}", *args]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    try:
-        parts = _read_line(proc, READY_TIMEOUT_S).split()
-        assert parts[:2] == ["READY", device] and len(parts) == 3, parts
-        yield parts[2]
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
-        proc.stdout.close()
+    """``python -m firmware_stubs DEVICE --modbus rtu://pty?QUERY ...``; yields the URL it printed."""
+    with launch(device, "--modbus", f"rtu://pty?{query}", *args) as stub:
+        yield stub.url
 
 
 def _pty_takes_parity() -> bool:

@@ -5,11 +5,10 @@ presses land exactly at their device-timed offsets, and the lock-out boundary is
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from firmware_stubs.launch import end, launch
 from hil.adapters.serial_wagering import SerialWageringDevice
 from hil.clock import WallClockEnvironment
 from hil.transport.ioloop import IoLoop
@@ -19,28 +18,10 @@ LATENCY_S = 0.004
 
 
 @contextmanager
-def pty_stub(device: str, *args: str) -> Iterator[tuple[subprocess.Popen, str]]:
-    """``python -m firmware_stubs DEVICE --pty --time-scale 20 ...``; yields the process and the
-    pty path it printed; ends it by pid."""
-    cmd = [sys.executable, "-m", "firmware_stubs", device, "--pty", "--time-scale", str(TIME_SCALE), *args]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    try:
-        line = proc.stdout.readline()
-        if not line.startswith(f"READY {device} "):
-            raise RuntimeError(f"stub did not start: {line!r} (exit {proc.poll()})")
-        yield proc, line.split()[2]
-    finally:
-        end(proc)
-
-
-def end(proc: subprocess.Popen) -> None:
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(timeout=10)
-    proc.stdout.close()
+def pty_stub(device: str, *args: str) -> Iterator[tuple[object, str]]:
+    """``python -m firmware_stubs DEVICE --pty ...`` (the other serial tests use it too)."""
+    with launch(device, "--pty", "--time-scale", str(TIME_SCALE), *args) as stub:
+        yield stub.proc, stub.url
 
 
 def test_presses_and_armed_probe_find_the_stub_latency(tmp_path):

@@ -4,10 +4,6 @@ pymodbus client against them. Every server, client and process is ended in ``fin
 from __future__ import annotations
 
 import asyncio
-import os
-import selectors
-import subprocess
-import sys
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -18,6 +14,7 @@ import pytest
 from pymodbus.client import AsyncModbusTcpClient
 
 from firmware_stubs.modbus import ModbusStub, ModelClock
+from firmware_stubs.launch import launch
 from hil.wire.registers import RegisterMap
 
 #: Simulated seconds per wall second: a ~15 s wheel spin takes well under a second.
@@ -120,45 +117,11 @@ class Tap:
         return [p for k, p in self.events if k == kind]
 
 
-def _read_line(proc: subprocess.Popen, timeout_s: float) -> str:
-    """One line of ``proc``'s stdout, or AssertionError after ``timeout_s``."""
-    buf = b""
-    deadline = time.monotonic() + timeout_s
-    with selectors.DefaultSelector() as sel:
-        sel.register(proc.stdout, selectors.EVENT_READ)
-        while b"\n" not in buf:
-            left = deadline - time.monotonic()
-            assert left > 0, f"no line from the stub within {timeout_s} s (got {buf!r}, exit {proc.poll()})"
-            if sel.select(left):
-                chunk = os.read(proc.stdout.fileno(), 4096)
-                assert chunk, f"stub closed stdout (got {buf!r}, exit {proc.wait(timeout=5)})"
-                buf += chunk
-    return buf.split(b"\n", 1)[0].decode()
-
-
 @contextmanager
 def stub_process(device: str, *args: str) -> Iterator[str]:
-    """``python -m firmware_stubs DEVICE`` on a free port; yields its URL; ends it by pid."""
-    cmd = [sys.executable, "-m", "firmware_stubs", device, "--modbus", "tcp://127.0.0.1:0", *args]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        try:
-            line = _read_line(proc, READY_TIMEOUT_S)
-        except AssertionError as exc:
-            proc.kill()
-            raise AssertionError(f"{exc}; stderr: {proc.stderr.read().decode()[-2000:]}") from None
-        parts = line.split()
-        assert parts[:2] == ["READY", device] and len(parts) == 3, f"unexpected first line {line!r}"
-        yield parts[2]
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
-        proc.stdout.close()
-        proc.stderr.close()
+    """``python -m firmware_stubs DEVICE --modbus tcp://127.0.0.1:0 ...``; yields its URL."""
+    with launch(device, "--modbus", "tcp://127.0.0.1:0", *args) as stub:
+        yield stub.url
 
 
 @pytest.fixture

@@ -5,16 +5,13 @@ lock-out ground truth the model drew. Each stub runs in its own process, ended b
 
 from __future__ import annotations
 
-import os
-import selectors
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 import pytest
 
+from firmware_stubs.launch import launch
 from hil.adapters.stub_control import StubControlError, request
 from hil.clock import WallClockEnvironment
 from hil.transport.ioloop import IoLoop
@@ -28,41 +25,14 @@ LATENCY_S = 0.0105
 OFFSETS_S = [0.001 * i for i in range(16)]
 
 
-def _read_line(proc: subprocess.Popen, timeout_s: float) -> str:
-    buf = b""
-    deadline = time.monotonic() + timeout_s
-    with selectors.DefaultSelector() as sel:
-        sel.register(proc.stdout, selectors.EVENT_READ)
-        while b"\n" not in buf:
-            left = deadline - time.monotonic()
-            assert left > 0, f"no READY line within {timeout_s} s (got {buf!r}, exit {proc.poll()})"
-            if sel.select(left):
-                chunk = os.read(proc.stdout.fileno(), 4096)
-                assert chunk, f"stub closed stdout (got {buf!r}, exit {proc.wait(timeout=5)})"
-                buf += chunk
-    return buf.split(b"\n", 1)[0].decode()
-
-
 @contextmanager
 def control_stub(wire: str, device: str = "wagering") -> Iterator[tuple[str, str]]:
     """``python -m firmware_stubs DEVICE (--modbus tcp://127.0.0.1:0 | --pty) --control ...``;
-    yields (device url, control url); ends it by pid."""
+    yields (device url, control url)."""
     where = ["--modbus", "tcp://127.0.0.1:0"] if wire == "modbus" else ["--pty"]
-    cmd = [sys.executable, "-m", "firmware_stubs", device, *where, "--time-scale", str(TIME_SCALE),
-           "--control", "tcp://127.0.0.1:0"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    try:
-        parts = _read_line(proc, READY_TIMEOUT_S).split()
-        assert parts[:2] == ["READY", device] and len(parts) == 4 and parts[3].startswith("control=tcp://"), parts
-        yield parts[2], parts[3].removeprefix("control=")
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
-        proc.stdout.close()
+    with launch(device, *where, "--time-scale", str(TIME_SCALE), "--control", "tcp://127.0.0.1:0") as stub:
+        assert stub.control and stub.control.startswith("tcp://"), stub
+        yield stub.url, stub.control
 
 
 def _adapter(wire: str, env, io, url: str, telemetry):
