@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import datetime as dt
 import getpass
+import hashlib
 import importlib.metadata
 import platform
 import socket
@@ -77,8 +78,6 @@ def provenance(bench, rules, scenarios, seed_override, started: dt.datetime) -> 
 
 
 def _sha(text: str) -> str:
-    import hashlib
-
     return hashlib.sha256(text.encode()).hexdigest()
 
 
