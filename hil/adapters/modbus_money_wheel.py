@@ -33,7 +33,7 @@ from __future__ import annotations
 import simpy
 
 from devices.contracts import Direction, SpinStop, WheelInfo, payload
-from hil.adapters.modbus_spin import UNCLAIMED_MAX, BadValue, CommandedSpinAdapter, Snapshot
+from hil.adapters.modbus_spin import BadValue, CommandedSpinAdapter, Snapshot
 from hil.transport.modbus import WireError
 
 _DIRECTIONS: dict[str, str] = {"cw": "spin_cw", "ccw": "spin_ccw"}
@@ -146,14 +146,7 @@ class ModbusMoneyWheel(CommandedSpinAdapter):
         on_peg = bool(self.map.decode(p, words[:p.span]))
         stop = self._rest_report(snap, spin_id, on_peg)
         out.append(("spin_stop", payload(stop)))
-        if (ev := self._pending.pop(spin_id, None)) is not None:
-            resolve.append((ev, stop))
-        elif spin_id > self._acked_id:  # its command's answer is still on its way
-            self._unclaimed[spin_id] = stop
-            while len(self._unclaimed) > UNCLAIMED_MAX:
-                del self._unclaimed[min(self._unclaimed)]
-        for old in [i for i in self._pending if i < spin_id]:  # spins whose rest report was lost
-            del self._pending[old]
+        self._rested(spin_id, stop, resolve)
 
     def _rest_report(self, snap: Snapshot, spin_id: int, on_peg: bool) -> SpinStop:
         section = int(snap["section_index"])

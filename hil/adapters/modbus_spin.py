@@ -105,6 +105,19 @@ class CommandedSpinAdapter(ModbusAdapterBase):
     async def _track(self, snap: Snapshot, out: list, resolve: list) -> None:
         raise NotImplementedError
 
+    def _rested(self, spin_id: int, report: Any, resolve: list) -> None:
+        """Spin ``spin_id`` came to rest with ``report``: resolve its command's event (or keep the
+        report until the command's acknowledgement is processed); older spins whose rest the
+        registers never showed are given up — their events never trigger."""
+        if (ev := self._pending.pop(spin_id, None)) is not None:
+            resolve.append((ev, report))
+        elif spin_id > self._acked_id:  # its command's answer is still on its way
+            self._unclaimed[spin_id] = report
+            while len(self._unclaimed) > UNCLAIMED_MAX:
+                del self._unclaimed[min(self._unclaimed)]
+        for old in [i for i in self._pending if i < spin_id]:
+            del self._pending[old]
+
     async def _command(self, writes: list[tuple[str, int, list[int]]], done: simpy.Event) -> None:
         self._in_flight += 1
         try:

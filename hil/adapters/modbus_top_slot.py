@@ -25,7 +25,7 @@ from __future__ import annotations
 import simpy
 
 from devices.contracts import TopSlotStop, payload
-from hil.adapters.modbus_spin import UNCLAIMED_MAX, BadValue, CommandedSpinAdapter, Snapshot
+from hil.adapters.modbus_spin import BadValue, CommandedSpinAdapter, Snapshot
 from rules.crazy_time import TOP_SLOT_REEL1, TOP_SLOT_REEL2
 
 #: Points the poller reads every period (one FC4 read with the shipped map).
@@ -104,11 +104,4 @@ class ModbusTopSlot(CommandedSpinAdapter):
             stop_time_s=self.clock.to_sim(stop_ns),
         )
         out.append(("top_slot_stop", payload(stop)))
-        if (ev := self._pending.pop(spin_id, None)) is not None:
-            resolve.append((ev, stop))
-        elif spin_id > self._acked_id:  # its command's answer is still on its way
-            self._unclaimed[spin_id] = stop
-            while len(self._unclaimed) > UNCLAIMED_MAX:
-                del self._unclaimed[min(self._unclaimed)]
-        for old in [i for i in self._pending if i < spin_id]:  # older spins the registers never showed
-            del self._pending[old]
+        self._rested(spin_id, stop, resolve)
