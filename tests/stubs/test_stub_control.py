@@ -59,6 +59,15 @@ def _probe_round(dev, env):
     return env.run(env.process(round_()))
 
 
+def _probe_with_adapter(wire: str, env, io, url: str, events: list) -> list:
+    """One armed-probe round through a fresh adapter (closed after); ``events`` gets its telemetry."""
+    dev = _adapter(wire, env, io, url, lambda d, k, p: events.append((k, p)))
+    try:
+        return _probe_round(dev, env)
+    finally:
+        dev.close()
+
+
 @pytest.mark.parametrize("wire", ["modbus", "serial"])
 def test_configure_changes_the_model_refuses_unknown_params_and_reports_truth(wire):
     with control_stub(wire) as (url, control), IoLoop() as io:
@@ -75,11 +84,7 @@ def test_configure_changes_the_model_refuses_unknown_params_and_reports_truth(wi
 
         env = WallClockEnvironment(time_scale=TIME_SCALE)
         events = []
-        dev = _adapter(wire, env, io, url, lambda d, k, p: events.append((k, p)))
-        try:
-            armed = _probe_round(dev, env)
-        finally:
-            dev.close()
+        armed = _probe_with_adapter(wire, env, io, url, events)
         truth = request(control, {"op": "truth"})["truth"]
 
     assert all(ev.triggered for ev in armed), "every armed press is answered"
@@ -103,22 +108,13 @@ def test_configure_again_renews_the_model_and_its_truth(wire):
         request(control, {"op": "configure", "params": {"lockout_latency_mean_s": LATENCY_S,
                                                         "lockout_latency_jitter_s": 0}})
         env = WallClockEnvironment(time_scale=TIME_SCALE)
-        dev = _adapter(wire, env, io, url, lambda *_: None)
-        try:
-            _probe_round(dev, env)
-        finally:
-            dev.close()
+        _probe_with_adapter(wire, env, io, url, [])
         assert len(request(control, {"op": "truth"})["truth"]) == 1
         answer = request(control, {"op": "configure", "params": {"lockout_ignored": True}, "seed": 1})
         assert answer["params"]["lockout_ignored"] is True
         assert answer["params"]["lockout_latency_mean_s"] != LATENCY_S  # defaults again, not layered
         assert request(control, {"op": "truth"})["truth"] == []
-        events = []
-        dev = _adapter(wire, env, io, url, lambda d, k, p: events.append((k, p)))
-        try:
-            armed = _probe_round(dev, env)
-        finally:
-            dev.close()
+        armed = _probe_with_adapter(wire, env, io, url, [])
         truth = request(control, {"op": "truth"})["truth"]
     assert all(ev.triggered and ev.value.accepted for ev in armed)  # the lock-out is ignored now
     assert len(truth) == 1 and truth[0]["ignored"] is True
