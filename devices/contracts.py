@@ -153,6 +153,154 @@ class WageringDevice(Protocol):
         ...
 
 
+# --------------------------------------------------------------------------- bonus games
+# §§ 690.5–690.8. Boards are tuples of ints, one per cell, ``rules.bonus.DOUBLE`` (0) = "Double".
+# Games are named by their betting option: "coin-flip", "cash-hunt", "pachinko", "crazy-time".
+@dataclass(frozen=True)
+class BoardShown:
+    """A bonus game's multipliers as the RNG multiplier board shows them (telemetry kinds
+    ``board_generated`` and ``board_multiplied``)."""
+
+    board_id: int
+    game: str
+    values: tuple[int, ...]  # coin flip: (red, blue); Cash Hunt: 108; Pachinko: spots 1..16; CTW: sections 0..63
+    multiplier: int  # the Top Slot multiplier applied to ``values`` (1: none applied)
+    device_time_s: float  # when the board drew (``board_generated``) or showed (``board_multiplied``) them
+
+
+@dataclass(frozen=True)
+class BoardDraw:
+    """A random selection by the multiplier board's RNG (telemetry kind ``board_draw``).
+
+    ``purpose``: ``"shuffle"`` (Cash Hunt: ``value`` is the permutation, symbol ``s`` covers cell
+    ``value[s]``), ``"drop_zone"`` (Pachinko: ``value`` is a landing spot number 4..13),
+    ``"auto_pick"`` (a player who did not pick in time: ``value`` in ``range(n)``),
+    ``"rescue"`` (``value`` 1: a Rescue Flip / Drop is activated, 0: not)."""
+
+    board_id: int
+    purpose: str
+    n: int  # size of the range drawn from (2 for "rescue", 10 for "drop_zone")
+    value: int | tuple[int, ...]
+    device_time_s: float
+
+
+@runtime_checkable
+class MultiplierBoard(Protocol):
+    """The RNG multiplier board of the bonus games: draws the multipliers from the Rules
+    Submission's distributions with its seeded RNG, shows them, applies the Top Slot multiplier,
+    and makes the bonus games' other random selections.
+
+    Telemetry kinds: ``device_info`` (``games``), ``board_generated`` / ``board_multiplied``
+    (``BoardShown`` fields), ``board_draw`` (``BoardDraw`` fields).
+    """
+
+    name: str
+
+    def generate(self, game: str) -> simpy.Event:
+        """Draw and show a new board for ``game``; succeeds with ``BoardShown`` (multiplier 1)."""
+        ...
+
+    def apply_multiplier(self, board_id: int, multiplier: int) -> simpy.Event:
+        """Multiply every multiplier on the board (not "Double") by the Top Slot multiplier and
+        show the result; succeeds with ``BoardShown``."""
+        ...
+
+    def shuffle(self, board_id: int) -> simpy.Event:
+        """Cash Hunt: cover the multipliers with symbols and shuffle them; ``BoardDraw``."""
+        ...
+
+    def draw(self, board_id: int, purpose: str, n: int) -> simpy.Event:
+        """A uniform random selection in ``range(n)`` (``"drop_zone"``: a zone 4..13); ``BoardDraw``."""
+        ...
+
+    def rescue(self, board_id: int) -> simpy.Event:
+        """Whether a Rescue Flip / Rescue Drop is activated (the PAR's probability); ``BoardDraw``."""
+        ...
+
+
+@dataclass(frozen=True)
+class CoinFlipResult:
+    """One flip of the coin (telemetry kind ``coin_flip_stop``), § 690.5(d)."""
+
+    flip_id: int
+    face: str  # the side face up at rest: "red" | "blue"
+    start_face: str  # the side face up when launched
+    half_turns: int  # half revolutions the coin made in the air
+    launch_speed_mps: float
+    spin_rate_rps: float
+    start_time_s: float
+    stop_time_s: float
+
+
+@runtime_checkable
+class CoinFlipper(Protocol):
+    """The Coin Flip's mechanical coin flipper (§ 690.5(b), (d)).
+
+    Telemetry kinds: ``device_info`` (``sides``), ``coin_flip_start`` (``flip_id``,
+    ``device_time_s``), ``coin_flip_stop`` (the ``CoinFlipResult`` fields).
+    """
+
+    name: str
+
+    def flip(self) -> simpy.Event:
+        """Launch the coin now; succeeds with ``CoinFlipResult`` when it rests."""
+        ...
+
+
+@dataclass(frozen=True)
+class PuckLanding:
+    """One puck drop on the Pachinko board (telemetry kind ``puck_landed``), § 690.7(d)."""
+
+    drop_id: int
+    zone: int  # the release point: above landing spot 4..13
+    spot: int  # the landing spot it came to rest in, 1..16
+    path: str  # one letter per peg row, "L" or "R"
+    start_time_s: float
+    stop_time_s: float
+
+
+@runtime_checkable
+class PachinkoBoard(Protocol):
+    """The Pachinko wall (§ 690.7(b)): a peg lattice above 16 landing spots.
+
+    Telemetry kinds: ``device_info`` (``rows``, ``spots``, ``zones``), ``puck_drop``
+    (``drop_id``, ``zone``, ``device_time_s``), ``puck_landed`` (the ``PuckLanding`` fields).
+    """
+
+    name: str
+
+    def drop(self, zone: int) -> simpy.Event:
+        """Release the puck above landing spot ``zone`` now; succeeds with ``PuckLanding``."""
+        ...
+
+
+@dataclass(frozen=True)
+class CtwStop:
+    """One spin of the Crazy Time World virtual wheel (telemetry kind ``ctw_stop``), § 690.8(d)."""
+
+    spin_id: int
+    sections: tuple[int, ...]  # the section (0..63) under clapper 1, 2, 3
+    turns: float  # rotation during the spin, in turns
+    start_time_s: float
+    stop_time_s: float
+
+
+@runtime_checkable
+class CrazyTimeWorldWheel(Protocol):
+    """The Crazy Time World virtual wheel with its three clappers (§ 690.8(b)).
+
+    Telemetry kinds: ``device_info`` (``sections``, ``clappers``: the section under each clapper
+    at rest position 0), ``ctw_start`` (``spin_id``, ``device_time_s``), ``ctw_stop`` (the
+    ``CtwStop`` fields).
+    """
+
+    name: str
+
+    def spin(self) -> simpy.Event:
+        """The presenter presses the button (§ 690.8(d)); succeeds with ``CtwStop`` at rest."""
+        ...
+
+
 # --------------------------------------------------------------------------- lock-out counter
 @runtime_checkable
 class LockoutCounter(Protocol):

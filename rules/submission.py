@@ -15,10 +15,12 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from rules.bonus import CASH_HUNT_RANGE, COIN_FLIP_RANGE, CTW_RANGE, PACHINKO_RANGE
 from rules.crazy_time import SPOTS, TOP_SLOT_REEL2, Spot
+from rules.pachinko import Lattice
 
 #: The packaged illustrative Rules Submission, relative to the ``rules`` package.
-DEFAULT_RULES_RESOURCE = "data/crazy_time_default.toml"
+DEFAULT_RULES_RESOURCE = "data/crazy_time_reference.toml"
 
 _Positive = Annotated[int, Field(strict=True, gt=0)]
 
@@ -77,6 +79,91 @@ class TopSlotPar(_Model):
         return 1 - a_p1 + a_p1 * sum(m * self.reel2_probability(m) for m in TOP_SLOT_REEL2)
 
 
+_Probability = Annotated[Fraction, BeforeValidator(_exact), Field(ge=0, le=1)]
+
+
+def _weights_in(weights: dict[int, int], low: int, high: int, section: str) -> dict[int, int]:
+    if not weights:
+        raise ValueError(f"{section}: at least one multiplier")
+    if bad := sorted(m for m in weights if not low <= m <= high):
+        raise ValueError(f"{section}: multipliers range from {low}x to {high}x; not allowed {', '.join(map(str, bad))}")
+    return dict(sorted(weights.items()))
+
+
+class _BoardPar(_Model):
+    """Weights of the multipliers drawn, independently, for each cell of a bonus board."""
+
+    multiplier_weights: dict[int, _Positive]
+
+    def probability(self, multiplier: int) -> Fraction:
+        """Probability that one cell is drawn as ``multiplier``."""
+        return Fraction(self.multiplier_weights.get(multiplier, 0), sum(self.multiplier_weights.values()))
+
+    def mean(self) -> Fraction:
+        """E[multiplier of one cell]."""
+        return sum((m * self.probability(m) for m in self.multiplier_weights), Fraction(0))
+
+
+class CoinFlipPar(_BoardPar):
+    """§ 690.5: each side's multiplier drawn independently by ``multiplier_weights`` (§ 690.5(c));
+    ``rescue_probability``: P(a Rescue Flip is activated | § 690.5(f)(1)–(3) hold)."""
+
+    rescue_probability: _Probability
+
+    @field_validator("multiplier_weights")
+    @classmethod
+    def _range_ok(cls, w: dict[int, int]) -> dict[int, int]:
+        return _weights_in(w, *COIN_FLIP_RANGE, "§ 690.5(c)(1)")
+
+
+class CashHuntPar(_BoardPar):
+    """§ 690.6: each of the 108 multipliers drawn independently by ``multiplier_weights``."""
+
+    @field_validator("multiplier_weights")
+    @classmethod
+    def _range_ok(cls, w: dict[int, int]) -> dict[int, int]:
+        return _weights_in(w, *CASH_HUNT_RANGE, "§ 690.6(b)(1)")
+
+
+class PachinkoPar(_BoardPar):
+    """§ 690.7: ``rows`` of the board's peg lattice (``rules.pachinko.Lattice``); with
+    ``double_probability`` one of the 16 spots (uniformly) shows "Double" (§ 690.7(c)(2)), the
+    others' multipliers drawn independently by ``multiplier_weights``; ``rescue_probability``:
+    P(a Rescue Drop is activated | the puck rests on 2x, 3x or 4x and none has been) (§ 690.7(g))."""
+
+    rows: int = 12
+    double_probability: _Probability
+    rescue_probability: _Probability
+
+    @field_validator("multiplier_weights")
+    @classmethod
+    def _range_ok(cls, w: dict[int, int]) -> dict[int, int]:
+        return _weights_in(w, *PACHINKO_RANGE, "§ 690.7(c)(1)")
+
+    @field_validator("rows")
+    @classmethod
+    def _lattice_ok(cls, rows: int) -> int:
+        Lattice(rows)
+        return rows
+
+    @property
+    def lattice(self) -> Lattice:
+        return Lattice(self.rows)
+
+
+class CrazyTimeWorldPar(_BoardPar):
+    """§ 690.8: with ``double_probability`` one of the 64 sections (uniformly) shows "Double"
+    (§ 690.8(b)(2)); the others' multipliers drawn independently by ``multiplier_weights`` and so
+    randomly assigned (§ 690.8(b)(3)); the virtual wheel stops on each section equally likely."""
+
+    double_probability: _Probability
+
+    @field_validator("multiplier_weights")
+    @classmethod
+    def _range_ok(cls, w: dict[int, int]) -> dict[int, int]:
+        return _weights_in(w, *CTW_RANGE, "§ 690.8(b)(1)")
+
+
 class Limits(_Model):
     """The minimum and maximum wagers and the maximum payout limit per round (§ 690.1(g)(4))."""
 
@@ -103,6 +190,10 @@ class RulesSubmission(_Model):
     notes: str = ""
     limits: Limits
     top_slot: TopSlotPar
+    coin_flip: CoinFlipPar
+    cash_hunt: CashHuntPar
+    pachinko: PachinkoPar
+    crazy_time_world: CrazyTimeWorldPar
 
 
 class RulesSubmissionError(ValueError):
