@@ -134,17 +134,26 @@ class TopSlotOutcome:
         return self.multiplier if self.aligned and self.spot == spot else 1
 
 
-def winning_odds(result: Spot, top_slot: TopSlotOutcome) -> tuple[ToOne, bool]:
-    """The odds paid on wagers on ``result``, and whether they are provisional.
+def winning_odds(result: Spot, top_slot: TopSlotOutcome, bonus_odds: ToOne | None = None) -> ToOne:
+    """The odds paid on a winning wager on ``result``.
 
-    § 690.4(a) odds times the Top Slot multiplier (§ 690.4(c)): 7× on 5 pays 35 to 1.
+    A number (1, 2, 5, 10): the § 690.4(a) odds times the Top Slot multiplier (§ 690.4(c)): 7× on
+    5 pays 35 to 1; ``bonus_odds`` is ignored.
 
-    PROVISIONAL FOR BONUS SPOTS: a bonus result's odds are set by playing its bonus game
-    (§ 690.4(b), §§ 690.5–690.8), which is not implemented yet (the bonus-games issue). Until it
-    lands a bonus result settles at its § 690.4(a) minimum odds times the Top Slot multiplier and
-    is flagged ``provisional=True``: such a settlement is NOT what the regulation pays.
+    A bonus game: its odds are set by playing it (§ 690.2(f), § 690.4(b), §§ 690.5–690.8), so
+    ``bonus_odds`` — the final odds of the bonus game for this wager — is required and returned
+    as it is. The Top Slot multiplier is already inside it: the bonus game multiplies its board by
+    it before play (§ 690.5(e), § 690.6(g), § 690.7(f), § 690.8(f)), so a 10× Coin Flip under 7×
+    is 70 to 1 (§ 690.4(c)), not 70 × 7.
     """
-    return BASE_ODDS[result] * top_slot.multiplier_for(result), result in BONUS_SPOTS
+    result = Spot(result)
+    if result not in BONUS_SPOTS:
+        return BASE_ODDS[result] * top_slot.multiplier_for(result)
+    if bonus_odds is None:
+        raise ValueError(f"§ 690.4(b): a {result} result is paid at the odds its bonus game sets; none given")
+    if not isinstance(bonus_odds, ToOne):
+        raise TypeError(f"bonus odds must be ToOne (\"N to 1\", § 690.4(a)), not {bonus_odds!r}")
+    return bonus_odds
 
 
 @dataclass(frozen=True)
@@ -182,8 +191,9 @@ class Collection:
 class Payment:
     """A winning wager: its stake is returned and ``win_cents`` paid at ``odds`` (§ 690.4).
 
+    ``odds``: the § 690.4(a) odds times the Top Slot multiplier for a number, the seat's final
+    bonus-game odds for a bonus result (``winning_odds``).
     ``capped``: ``win_cents`` was reduced by the maximum payout limit per round (§ 690.1(g)(4)).
-    ``provisional``: a bonus result paid before its bonus game exists (see ``winning_odds``).
     """
 
     wager_id: str
@@ -193,7 +203,6 @@ class Payment:
     odds: ToOne
     win_cents: int
     capped: bool
-    provisional: bool
 
 
 @dataclass(frozen=True)
@@ -217,13 +226,24 @@ def settle(
     result: Spot,
     top_slot: TopSlotOutcome,
     max_payout_per_round_cents: int | None = None,
+    bonus_odds: Mapping[int, ToOne] | None = None,
 ) -> Settlement:
     """Settle one round's wagers on the section the clapper selected (§ 690.2(c), (e)–(f)).
 
-    A winning wager is paid ``floor(stake × odds)`` cents (``winning_odds``). With a maximum payout
-    limit per round (§ 690.1(g)(4)) the wins paid to one seat in one round never exceed it: wagers
-    are paid in the order given and the one that reaches the limit, and every later win of that
-    seat, is reduced (``capped=True``). Stakes of winning wagers are always returned.
+    A winning wager is paid ``floor(stake × odds)`` cents (``winning_odds``):
+
+    * a number result (1, 2, 5, 10): the § 690.4(a) odds times the Top Slot multiplier
+      (§ 690.4(c)); ``bonus_odds`` is ignored (pass None);
+    * a bonus result: ``bonus_odds[seat]``, the seat's FINAL odds from its bonus game
+      (§ 690.2(f), § 690.4(b)) — per seat, because players pick their own Cash Hunt symbol and
+      Crazy Time World clapper (§ 690.6(f), § 690.8(c)). The Top Slot multiplier is already inside
+      (it multiplied the bonus board before play, § 690.4(c)) and is not applied again. A winning
+      wager whose seat has no entry raises ``ValueError``.
+
+    With a maximum payout limit per round (§ 690.1(g)(4)) the wins paid to one seat in one round
+    never exceed it: wagers are paid in the order given and the one that reaches the limit, and
+    every later win of that seat, is reduced (``capped=True``). Stakes of winning wagers are always
+    returned.
     """
     result = Spot(result)
     if max_payout_per_round_cents is not None and max_payout_per_round_cents < 0:
@@ -231,17 +251,23 @@ def settle(
     ids = Counter(w.wager_id for w in wagers)
     if duplicated := sorted(i for i, c in ids.items() if c > 1):
         raise ValueError(f"duplicate wager_id(s): {', '.join(duplicated)}")
-    odds, provisional = winning_odds(result, top_slot)
+    is_bonus = result in BONUS_SPOTS
+    if is_bonus:
+        seats = sorted({w.seat for w in wagers if w.spot == result} - set(bonus_odds or {}))
+        if seats:
+            raise ValueError(f"§ 690.4(b): {result} was played; no bonus-game odds for winning seat(s) "
+                             f"{', '.join(map(str, seats))}")
     paid_cents: Counter[int] = Counter()
     payments = []
     for w in wagers:
         if w.spot != result:
             continue
+        odds = winning_odds(result, top_slot, bonus_odds[w.seat] if is_bonus else None)  # type: ignore[index]
         win_cents = full_cents = odds.profit_cents(w.stake_cents)
         if max_payout_per_round_cents is not None:
             win_cents = min(full_cents, max_payout_per_round_cents - paid_cents[w.seat])
         payments.append(Payment(w.wager_id, w.seat, w.spot, w.stake_cents, odds, win_cents,
-                                capped=win_cents < full_cents, provisional=provisional))
+                                capped=win_cents < full_cents))
         paid_cents[w.seat] += win_cents
     return Settlement(
         result=result,

@@ -19,7 +19,7 @@ from rules.bonus import CASH_HUNT_RANGE, COIN_FLIP_RANGE, CTW_RANGE, PACHINKO_RA
 from rules.crazy_time import SPOTS, TOP_SLOT_REEL2, Spot
 from rules.pachinko import Lattice
 
-#: The packaged illustrative Rules Submission, relative to the ``rules`` package.
+#: The packaged reference Rules Submission (PAR calibrated by ``rules.calibration``), relative to the ``rules`` package.
 DEFAULT_RULES_RESOURCE = "data/crazy_time_reference.toml"
 
 _Positive = Annotated[int, Field(strict=True, gt=0)]

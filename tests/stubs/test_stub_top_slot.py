@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import importlib.resources
 
 import numpy as np
@@ -104,7 +105,7 @@ def test_spin_while_spinning_shows_the_newest_spin(clock, kit):
 
 
 def test_rules_submission_par_drives_the_reels(clock, kit, tmp_path):
-    text = _default_rules_text().replace('align_probability = "1/3"', 'align_probability = "1"')
+    text = re.sub(r'(?m)^align_probability = ".*"$', 'align_probability = "1"', _default_rules_text())
     assert 'align_probability = "1"' in text
     rules = tmp_path / "always_aligned.toml"
     rules.write_text(text, encoding="utf-8")
@@ -129,8 +130,9 @@ def test_default_par_is_the_shipped_rules_submission():
 
 def test_bad_rules_file_stops_the_stub_with_its_location(tmp_path, capsys):
     bad = tmp_path / "bad.toml"
-    bad.write_text(_default_rules_text().replace('align_probability = "1/3"', 'align_probability = "3/2"'),
+    bad.write_text(re.sub(r'(?m)^align_probability = ".*"$', 'align_probability = "3/2"', _default_rules_text()),
                    encoding="utf-8")
+    assert 'align_probability = "3/2"' in bad.read_text(encoding="utf-8")
     with pytest.raises(SystemExit) as exc:
         main(["top-slot", "--modbus", "tcp://127.0.0.1:0", "--rules", str(bad)])
     assert "bad.toml" in str(exc.value) and "align_probability" in str(exc.value)
