@@ -22,8 +22,13 @@ import numpy as np
 import pydantic
 import simpy
 
-from devices.contracts import LockoutCounter, MoneyWheel, Telemetry, TopSlot, WageringDevice
+from devices.coin_flipper import CoinFlipperParams, CoinFlipperSim
+from devices.contracts import (CoinFlipper, CrazyTimeWorldWheel, LockoutCounter, MoneyWheel, MultiplierBoard,
+                               PachinkoBoard, Telemetry, TopSlot, WageringDevice)
+from devices.ctw_wheel import CtwWheelParams, CtwWheelSim
 from devices.money_wheel import MoneyWheelParams, MoneyWheelSim
+from devices.multiplier_board import MultiplierBoardParams, MultiplierBoardSim
+from devices.pachinko import PachinkoParams, PachinkoSim
 from devices.top_slot import TopSlotParams, TopSlotSim
 from devices.wagering import WageringParams, WageringSim
 from hil.config import ConfigError, dotted, parse_toml, read_text, validate
@@ -32,13 +37,23 @@ from hil.transport.visa import CounterConfig
 from hil.wire.registers import default_map, load_register_map
 from rules.submission import RulesSubmission
 
-ROLES = ("wheel", "top_slot", "wagering")
+#: The base game's device roles: a bench file must name each.
+BASE_ROLES = ("wheel", "top_slot", "wagering")
+#: The bonus games' device roles (§§ 690.5–690.8): a bench file that leaves one out gets its
+#: SimPy model with default parameters (a lab testing a real wheel keeps simulated bonus devices).
+BONUS_ROLES = ("board", "coin_flipper", "pachinko", "ctw_wheel")
+ROLES = BASE_ROLES + BONUS_ROLES
+Role = Literal["wheel", "top_slot", "wagering", "board", "coin_flipper", "pachinko", "ctw_wheel"]
 
 #: role -> (sim model name, params dataclass)
 SIM_MODELS: dict[str, tuple[str, type]] = {
     "wheel": ("money-wheel", MoneyWheelParams),
     "top_slot": ("top-slot", TopSlotParams),
     "wagering": ("wagering", WageringParams),
+    "board": ("multiplier-board", MultiplierBoardParams),
+    "coin_flipper": ("coin-flipper", CoinFlipperParams),
+    "pachinko": ("pachinko-board", PachinkoParams),
+    "ctw_wheel": ("crazy-time-world-wheel", CtwWheelParams),
 }
 
 DEFAULT_BENCH_RESOURCE = "data/default_bench.toml"
@@ -85,16 +100,20 @@ class BenchConfig(pydantic.BaseModel):
     description: str = ""
     #: simulated seconds per wall second when any device is real (the stubs must use the same)
     time_scale: float = pydantic.Field(1.0, gt=0)
-    devices: dict[Literal["wheel", "top_slot", "wagering"], DeviceConfig]
+    devices: dict[Role, DeviceConfig]
     #: optional instruments: ``lockout_counter`` (a VISA time-interval counter, docs/wire/visa-counter.md)
     instruments: dict[Literal["lockout_counter"], CounterConfig] = {}
 
     @pydantic.model_validator(mode="after")
     def _all_roles(self) -> BenchConfig:
-        missing = [r for r in ROLES if r not in self.devices]
+        missing = [r for r in BASE_ROLES if r not in self.devices]
         if missing:
             raise ValueError(f"missing device role(s): {', '.join(missing)}")
         return self
+
+    def device(self, role: str) -> DeviceConfig:
+        """The role's configuration; a bonus role the file leaves out is its default SimPy model."""
+        return self.devices.get(role) or DeviceConfig(kind="sim")
 
     @property
     def real_time(self) -> bool:
@@ -179,6 +198,10 @@ class Devices:
     wheel: MoneyWheel
     top_slot: TopSlot
     wagering: WageringDevice
+    board: MultiplierBoard | None = None
+    coin_flipper: CoinFlipper | None = None
+    pachinko: PachinkoBoard | None = None
+    ctw_wheel: CrazyTimeWorldWheel | None = None
     lockout_counter: LockoutCounter | None = None
 
 
@@ -189,7 +212,9 @@ def _relative(path: str, source: str) -> Path:
 
 
 #: role -> the device kind name of its register map and stub
-MAP_DEVICE = {"wheel": "money-wheel", "top_slot": "top-slot", "wagering": "wagering"}
+MAP_DEVICE = {"wheel": "money-wheel", "top_slot": "top-slot", "wagering": "wagering",
+              "board": "multiplier-board", "coin_flipper": "coin-flipper", "pachinko": "pachinko-board",
+              "ctw_wheel": "crazy-time-world-wheel"}
 #: (role, kind) -> "module:Class" of the adapter implementing the role's Protocol
 ADAPTERS = {
     ("wheel", "modbus"): "hil.adapters.modbus_money_wheel:ModbusMoneyWheel",
@@ -229,13 +254,17 @@ def build_devices(
     built = Built(Devices(None, None, None), {}, [])  # type: ignore[arg-type]
     try:
         for role in ROLES:
-            dev = cfg.devices[role]
+            dev = cfg.device(role)
             if dev.kind == "sim":
                 p = sim_params(role, dev.params, overrides.get(role, {}))
                 rng = np.random.Generator(np.random.PCG64(role_seeds[role]))
                 model = {"wheel": lambda: MoneyWheelSim(env, p, rng, telemetry, name=role),
                          "top_slot": lambda: TopSlotSim(env, p, rules.top_slot, rng, telemetry, name=role),
-                         "wagering": lambda: WageringSim(env, p, rng, telemetry, name=role)}[role]()
+                         "wagering": lambda: WageringSim(env, p, rng, telemetry, name=role),
+                         "board": lambda: MultiplierBoardSim(env, p, rules, rng, telemetry, name=role),
+                         "coin_flipper": lambda: CoinFlipperSim(env, p, rng, telemetry, name=role),
+                         "pachinko": lambda: PachinkoSim(env, p, rng, telemetry, name=role),
+                         "ctw_wheel": lambda: CtwWheelSim(env, p, rng, telemetry, name=role)}[role]()
                 setattr(built.devices, role, model)
                 built.params[role] = dataclasses.asdict(p)
                 continue

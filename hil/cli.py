@@ -125,11 +125,10 @@ def rtp(
         sys.stdout.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode() + "\n")
         return
     table = Table(title=f"{game}: exact RTP under {loaded.submission.name}")
-    for col in ("wager", "RTP", "exact", "method", "note"):
+    for col in ("wager", "RTP", "exact", "method"):
         table.add_column(col)
     for w in wagers:
-        table.add_row(w.wager, f"{float(w.rtp_exact):.4%}", str(w.rtp_exact), w.method,
-                      "PROVISIONAL: bonus game not yet implemented" if w.provisional else "")
+        table.add_row(w.wager, f"{float(w.rtp_exact):.4%}", str(w.rtp_exact), w.method)
     Console().print(table)
 
 

@@ -27,10 +27,12 @@ import simpy
 
 from devices.contracts import PressAnswer, SpinStop, TopSlotStop
 from hil.bench import Devices
+from hil.bonus import BonusCroupier
 from hil.lockout import BoundarySearch
 from hil.scenario import CroupierFaults, Scenario
 from hil.trace import TraceWriter
-from rules.crazy_time import SPOTS, TOP_SLOT_REEL2, Spot, TopSlotOutcome, Wager, settle
+from rules.crazy_time import BONUS_SPOTS, SPOTS, TOP_SLOT_REEL2, Spot, TopSlotOutcome, Wager, settle
+from rules.odds import ToOne
 from rules.submission import RulesSubmission
 
 CROUPIER = "croupier"
@@ -59,6 +61,7 @@ class CrazyTimeController:
         pr = scenario.lockout.probe
         self.search = BoundarySearch.for_budget(scenario.lockout.budget_s, pr.step_s, pr.presses) if pr else None
         self.probe_answers: list[tuple[float, bool]] = []
+        self.bonus = BonusCroupier(env, devices, self._say, scenario, rng, self.prng)
 
     def _say(self, kind: str, payload: dict | None = None) -> None:
         self.trace.record(CROUPIER, kind, payload)
@@ -104,15 +107,31 @@ class CrazyTimeController:
         wagers = [Wager(f"{n}-{a.press_id}", a.seat, a.spot, a.stake_cents) for a in accepted]
         self.stats["rounds"] += 1
         if result is None:
-            self.stats["void_rounds"] += 1
-            for w in wagers:
-                self._say("refund", {"wager_id": w.wager_id, "seat": w.seat, "spot": str(w.spot),
-                                     "stake_cents": w.stake_cents})
-            self._say("round_end", {"round": n, "void": True, "reason": "respin_limit",
-                                    "wagers": len(wagers)})
+            self._void(n, wagers, "respin_limit")
             return
         stop, top = result
-        self._settle(n, wagers, stop, top)
+        spot = Spot(stop.spot)
+        if cr.force_result is not None:  # the lab's forced-outcome test mode (recorded)
+            spot = Spot(cr.force_result)
+            self._say("forced_result", {"spot": str(spot), "wheel_spot": stop.spot})
+        outcome = TopSlotOutcome(Spot(top.spot), top.multiplier, top.aligned and not self.faults.ignore_top_slot)
+        bonus_odds = None
+        if spot in BONUS_SPOTS:  # § 690.4(b): the bonus game sets the odds
+            seats = sorted({w.seat for w in wagers if w.spot == spot})
+            values = yield from self.bonus.play(spot, outcome.multiplier_for(spot), seats)
+            if values is None:
+                self._void(n, wagers, "bonus_void")
+                return
+            bonus_odds = {seat: ToOne(v) for seat, v in values.items()}
+        self._settle(n, wagers, stop, top, spot, outcome, bonus_odds)
+
+    def _void(self, n: int, wagers: list[Wager], reason: str) -> None:
+        """A round that cannot be settled: every accepted wager refunded, never partial data."""
+        self.stats["void_rounds"] += 1
+        for w in wagers:
+            self._say("refund", {"wager_id": w.wager_id, "seat": w.seat, "spot": str(w.spot),
+                                 "stake_cents": w.stake_cents})
+        self._say("round_end", {"round": n, "void": True, "reason": reason, "wagers": len(wagers)})
 
     def _no_more_bets(self) -> None:
         self._say("no_more_bets")  # § 690.2(a)
@@ -207,17 +226,16 @@ class CrazyTimeController:
         return None
 
     # ------------------------------------------------------------------ settlement
-    def _settle(self, n: int, wagers: list[Wager], stop: SpinStop, top: TopSlotStop) -> None:
+    def _settle(self, n: int, wagers: list[Wager], stop: SpinStop, top: TopSlotStop, result: Spot,
+                outcome: TopSlotOutcome, bonus_odds: dict[int, ToOne] | None) -> None:
         f = self.faults
-        outcome = TopSlotOutcome(Spot(top.spot), top.multiplier, top.aligned and not f.ignore_top_slot)
-        result = Spot(stop.spot)
-        s = settle(wagers, result, outcome, self.rules.limits.max_payout_per_round_cents)
+        s = settle(wagers, result, outcome, self.rules.limits.max_payout_per_round_cents, bonus_odds=bonus_odds)
         collections = [("collect", {"wager_id": c.wager_id, "seat": c.seat, "spot": str(c.spot),
                                     "stake_cents": c.stake_cents}) for c in s.collections]
         payments = [("pay", {"wager_id": p.wager_id, "seat": p.seat, "spot": str(p.spot),
                              "stake_cents": p.stake_cents, "odds": str(p.odds),
                              "odds_ratio": str(p.odds.ratio), "win_cents": p.win_cents + f.payout_error_cents,
-                             "capped": p.capped, "provisional": p.provisional}) for p in s.payments]
+                             "capped": p.capped}) for p in s.payments]
         steps = payments + collections if f.pay_before_collect else collections + payments
         for kind, payload in steps:  # § 690.2(e)-(f): collect losers first, then pay winners
             self._say(kind, payload)
@@ -227,7 +245,6 @@ class CrazyTimeController:
             "wagers": len(wagers),
             "collected_cents": sum(c.stake_cents for c in s.collections),
             "paid_cents": sum(p["win_cents"] for _, p in payments),
-            "provisional": any(p.provisional for p in s.payments),
         })
 
 

@@ -8,7 +8,7 @@
      "summary": {"scenarios", "expectations_met", "expectations_not_met"},
      "coverage": {check id: {"section", "failed_as_expected_by": [scenario, ...]}},
      "scenarios": [{"name", "file", "sha256", "seed", "expectation_met", "expected_failures",
-                    "unexpected_failures", "missed_failures", "stats", "trace", "wall_s",
+                    "unexpected_failures", "missed_failures", "stats", "trace", "wall_s", "forced_result",
                     "checks": [{"id", "section", "title", "regulation", "verdict", "summary",
                                 "measurements": [{"name", "value", "unit", "bracket", "limit"}],
                                 "findings": [{"round", "seq", "message"}], ...}]}]}
@@ -144,16 +144,19 @@ def write_junit(report: dict[str, Any], path: Path) -> None:
 def print_summary(report: dict[str, Any], out_dir: Path, console: Console | None = None) -> None:
     console = console or Console(width=None if sys.stdout.isatty() else 160)
     table = Table(title="Croupier — scenario verdicts", show_lines=False)
-    for col in ("scenario", "rounds", "spins", "void", "checks pass/fail/indet.", "expected to fail", "verdict"):
-        table.add_column(col, justify="right" if col in ("rounds", "spins", "void") else "left",
+    for col in ("scenario", "rounds", "spins", "void", "bonus", "checks pass/fail/indet.", "expected to fail",
+                "verdict"):
+        table.add_column(col, justify="right" if col in ("rounds", "spins", "void", "bonus") else "left",
                          no_wrap=col == "scenario")
     for r in report["scenarios"]:
         verdicts = [c["verdict"] for c in r["checks"]]
         st = r.get("stats") or {}
         tally = f"{verdicts.count('pass')}/{verdicts.count('fail')}/{verdicts.count('indeterminate')}"
         met = "[green]MET[/]" if r["expectation_met"] else "[red]NOT MET[/]"
-        table.add_row(r["name"], str(st.get("rounds", 0)), str(st.get("spins", 0)), str(st.get("void_spins", 0)),
-                      tally, ", ".join(r["expected_failures"]) or "—", met)
+        bonus = sum(v for k, v in st.items() if k.startswith("bonus_") and k != "bonus_void")
+        forced = f" (forced {r['forced_result']})" if r.get("forced_result") else ""
+        table.add_row(r["name"] + forced, str(st.get("rounds", 0)), str(st.get("spins", 0)),
+                      str(st.get("void_spins", 0)), str(bonus), tally, ", ".join(r["expected_failures"]) or "—", met)
     console.print(table)
     for r in report["scenarios"]:
         if r["expectation_met"]:

@@ -88,7 +88,8 @@ def simulate(loaded: LoadedScenario, bench: LoadedBench, rules: LoadedRules, tra
         ctl = CrazyTimeController(env, built.devices, writer, sc, rules.submission,
                                   np.random.Generator(np.random.PCG64(ss_croupier)))
         env.run(until=ctl.run(sc.rounds))
-        return ctl.stats, env.now
+        bonus = {f"bonus_{game.replace('-', '_')}": n for game, n in ctl.bonus.stats.items()}
+        return {**ctl.stats, **bonus}, env.now
     except Exception:
         writer.record(CROUPIER, "run_error", {"traceback": traceback.format_exc()})
         raise
@@ -113,6 +114,8 @@ def run_scenario(
         "name": sc.name, "file": loaded.path, "sha256": loaded.sha256, "description": sc.description,
         "seed": seed, "rounds_requested": sc.rounds, "trace": str(trace_rel),
         "expected_failures": sorted(sc.expect.fail),
+        # the lab's forced-outcome test mode: these rounds' results were not the wheel's
+        "forced_result": sc.croupier.force_result,
     }
     wall0 = time.perf_counter()
     error = None

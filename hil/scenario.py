@@ -35,6 +35,9 @@ class Players(pydantic.BaseModel):
     #: which the wagering device must reject once its lock-out took effect)
     late_press_probability: float = Field(0.02, ge=0, le=1)
     late_press_window_s: float = Field(0.5, gt=0)
+    #: Cash Hunt / Crazy Time World: probability that a player selects before the countdown
+    #: ends (§ 690.6(d), § 690.8(c)); the others get a random selection
+    pick_probability: float = Field(0.9, ge=0, le=1)
 
     @pydantic.model_validator(mode="after")
     def _ranges(self) -> Players:
@@ -74,6 +77,15 @@ class Croupier(pydantic.BaseModel):
     spin_timeout_s: float = Field(120.0, gt=0)
     top_slot_timeout_s: float = Field(60.0, gt=0)
     between_rounds_s: float = Field(5.0, ge=0)
+    #: the countdown timers of § 690.6(d) and § 690.8(c)
+    cash_hunt_countdown_s: float = Field(15.0, gt=0)
+    ctw_countdown_s: float = Field(10.0, gt=0)
+    #: how long the croupier waits for a bonus device's answer before voiding the round
+    bonus_timeout_s: float = Field(60.0, gt=0)
+    #: a lab's forced-outcome test mode: every round is settled (and its bonus game played) as if
+    #: the wheel had come to rest on this betting option; the wheel is still spun and validated
+    #: and the trace records the forced outcome (``forced_result``). Never in production.
+    force_result: Literal["1", "2", "5", "10", "coin-flip", "cash-hunt", "pachinko", "crazy-time"] | None = None
 
 
 class CroupierFaults(pydantic.BaseModel):
@@ -86,6 +98,14 @@ class CroupierFaults(pydantic.BaseModel):
     pay_before_collect: bool = False  # pays winners before collecting losers (§ 690.2(e)-(f))
     payout_error_cents: int = 0  # added to every winning payment (§ 690.4)
     ignore_top_slot: bool = False  # settles without the Top Slot multiplier (§ 690.3(c)(1))
+    # ---- bonus games (§§ 690.5–690.8)
+    late_top_slot: bool = False  # applies the Top Slot multiplier after the flip / drop / countdown began
+    rescue_ineligible: bool = False  # asks for a Rescue Flip / Drop whatever the landing (§ 690.5(f), § 690.7(g))
+    skip_double_doubling: bool = False  # a Double replaces itself but does not double the others (§ 690.7(e), § 690.8(e))
+    ctw_all_players_continue: bool = False  # every Crazy Time World player takes the respin's result (§ 690.8(e)(2))
+    cash_hunt_shared_pick: bool = False  # every Cash Hunt player settled on the first pick (§ 690.6(f))
+    drop_zone_outside: bool = False  # drops the puck above landing spot 1 (§ 690.7(d))
+    bonus_base_odds: bool = False  # pays bonus wagers at § 690.4(a) odds × Top Slot instead of playing (§ 690.4(b))
 
 
 class CheckSettings(pydantic.BaseModel):
