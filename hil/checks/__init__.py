@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hil.checks import crazy_time
 from hil.checks.base import BenchView, Check, CheckConfig, CheckResult, RoundView
-from hil.checks.crazy_time import ALL_CHECKS
+from hil.checks.bonus import BONUS_CHECKS
 from hil.trace import TraceReader
 
+#: Every check, in report order: the base game's (§§ 690.1–690.4), then the bonus games' (§§ 690.5–690.8).
+ALL_CHECKS: tuple[type[Check], ...] = crazy_time.ALL_CHECKS + BONUS_CHECKS
 CHECK_IDS: frozenset[str] = frozenset(c.id for c in ALL_CHECKS)
 
 
@@ -25,9 +28,9 @@ def run_checks(trace_path: Path, config: CheckConfig) -> list[CheckResult]:
             for c in checks:
                 try:
                     c.observe(rv)
-                except (KeyError, TypeError, ValueError) as exc:  # malformed evidence is a finding
+                except (KeyError, TypeError, ValueError, IndexError) as exc:  # malformed evidence is a finding
                     c.finding(n, None, f"malformed evidence in this round: {type(exc).__name__}: {exc}")
     return [c.result() for c in checks]
 
 
-__all__ = ["CHECK_IDS", "CheckConfig", "CheckResult", "run_checks"]
+__all__ = ["ALL_CHECKS", "CHECK_IDS", "CheckConfig", "CheckResult", "run_checks"]

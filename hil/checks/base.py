@@ -105,6 +105,9 @@ class RoundView:
     pays: list[Event] = field(default_factory=list)
     refunds: list[Event] = field(default_factory=list)
     end: Event | None = None
+    #: results derived once per round and shared by the checks (e.g. the bonus-game replay,
+    #: ``hil.checks.bonus.replay_bonus``), keyed by what derived them
+    derived: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @classmethod
     def of(cls, n: int, events: list[Event]) -> RoundView:

@@ -13,8 +13,10 @@ from fractions import Fraction
 from scipy import stats
 
 from hil.checks.base import BenchView, Check, Measurement, RoundView
-from rules.crazy_time import (BASE_ODDS, TOP_SLOT_REEL1, TOP_SLOT_REEL2, Spot, TopSlotOutcome, Wager,
+from hil.checks.bonus import replay_bonus, result_spot
+from rules.crazy_time import (BASE_ODDS, BONUS_SPOTS, TOP_SLOT_REEL1, TOP_SLOT_REEL2, Spot, TopSlotOutcome, Wager,
                               layout_deviations, settle)
+from rules.odds import ToOne
 from rules.submission import RulesSubmission
 
 MIN_REVOLUTIONS = 3
@@ -164,7 +166,7 @@ class ResultEvidence(Check):
 
     def __init__(self, config):
         super().__init__(config)
-        self.spins = 0
+        self.spins = self.forced = 0
 
     def observe(self, rv: RoundView) -> None:
         self.rounds += 1
@@ -183,11 +185,17 @@ class ResultEvidence(Check):
         if layout and layout[stop["section_index"]] != stop["spot"]:
             self.finding(rv.n, a.wheel_stop, f"section {stop['section_index']} is {layout[stop['section_index']]!r} "
                          f"in the declared layout but the wheel reported {stop['spot']!r}")
-        if result != stop["spot"]:
+        forced = next((e for e in rv.events if e.device == "croupier" and e.kind == "forced_result"), None)
+        if forced is not None:  # the lab's forced-outcome test mode: recorded, and counted
+            self.forced += 1
+            if forced.payload.get("wheel_spot") != stop["spot"] or result != forced.payload.get("spot"):
+                self.finding(rv.n, forced, f"forced outcome {forced.payload.get('spot')!r} on a wheel that rested on "
+                             f"{stop['spot']!r} recorded as {forced.payload.get('wheel_spot')!r}; settled on {result!r}")
+        elif result != stop["spot"]:
             self.finding(rv.n, rv.end, f"settled on {result!r} but the clapper rested on {stop['spot']!r}")
 
     def verdict(self):
-        m = [Measurement("spins", self.spins, "spins")]
+        m = [Measurement("spins", self.spins, "spins"), Measurement("rounds_forced_outcome", self.forced, "rounds")]
         if self.failed:
             return "fail", f"{self._findings_total} gap(s) in the result evidence", m
         if not self.spins:
@@ -284,6 +292,8 @@ class TopSlotCheck(Check):
         outcome = TopSlotOutcome(Spot(top["spot"]), int(top["multiplier"]), bool(top["aligned"]))
         for pay in rv.pays:
             spot = Spot(pay.payload["spot"])
+            if spot in BONUS_SPOTS:  # § 690.5(e)–690.8(f): applied to the bonus board (the bonus checks)
+                continue
             base = BASE_ODDS[spot].ratio
             expected = base * outcome.multiplier_for(spot)
             paid = Fraction(pay.payload["odds_ratio"])
@@ -309,11 +319,15 @@ class TopSlotCheck(Check):
 class SettlementCheck(Check):
     """§ 690.2(e)–(f), § 690.4: "the dealer shall first collect all losing wagers and then pay off
     all winning wagers in accordance with § 690.4 (relating to payout odds)"; for a bonus game
-    symbol "the dealer shall first collect all losing wagers … then … pay off all winning
-    wagers"; § 690.4(a) paytable, (c) Top Slot multiplier applied to the winning odds.
+    symbol "the dealer shall first collect all losing wagers. The dealer shall then proceed to play
+    the winning bonus game to determine the payout odds and pay off all winning wagers"; § 690.4(a)
+    paytable, (b) a bonus game's odds set by playing it (§§ 690.5–690.8), (c) Top Slot multiplier
+    applied to the winning odds.
 
     The expected settlement is recomputed from the trace alone: the wagers the wagering device
-    accepted, the section the clapper rested in, the Top Slot shown, the Rules Submission."""
+    accepted, the section the clapper rested in (or the lab's recorded forced outcome), the Top Slot
+    shown, the Rules Submission — and, for a bonus result, each seat's final multiplier as the
+    bonus-game replay (``hil.checks.bonus.replay_bonus``) derives it, never the croupier's own."""
 
     id = "CT-690.2e-settlement"
     section = "§ 690.2(e)–(f), § 690.4"
@@ -322,7 +336,7 @@ class SettlementCheck(Check):
     def __init__(self, config):
         super().__init__(config)
         self.rules: RulesSubmission | None = None
-        self.wagers = self.paid = self.collected = self.provisional = self.settled = 0
+        self.wagers = self.paid = self.collected = self.settled = self.bonus_rounds = 0
 
     def setup(self, bench: BenchView) -> None:
         super().setup(bench)
@@ -345,45 +359,63 @@ class SettlementCheck(Check):
         if rv.collects and rv.pays and max(e.seq for e in rv.collects) > min(e.seq for e in rv.pays):
             self.finding(rv.n, rv.pays[0], "a winning wager was paid before all losing wagers were collected")
         a = rv.valid_attempt
-        if a is None or a.top_stop is None or a.wheel_stop is None or self.rules is None:
+        result = result_spot(rv)
+        if a is None or a.top_stop is None or a.wheel_stop is None or self.rules is None or result is None:
             self.finding(rv.n, rv.end, "settled without a valid spin, Top Slot result or Rules Submission on record")
             return
         top = a.top_stop.payload
         wagers = [Wager(wid, p.payload["seat"], Spot(p.payload["spot"]), p.payload["stake_cents"])
                   for wid, p in accepted.items()]
-        expected = settle(wagers, Spot(a.wheel_stop.payload["spot"]),
+        bonus_odds = None
+        unknown: set[str] = set()  # winning wagers whose bonus odds the trace does not establish
+        if result in BONUS_SPOTS:  # § 690.4(b): the odds its bonus game set, per seat
+            self.bonus_rounds += 1
+            replay = replay_bonus(rv, self.rules)
+            bonus_odds = {seat: ToOne(v) for seat, v in replay.final.items()}
+            for w in wagers:
+                if w.spot == result and w.seat not in replay.final:
+                    unknown.add(w.wager_id)
+            if unknown:
+                self.finding(rv.n, rv.end, f"§ 690.4(b): the {result} bonus game on record does not establish the "
+                             f"payout odds of wager(s) {sorted(unknown)[:5]} ({replay.undetermined or 'no result'}); "
+                             "they cannot have been paid per §§ 690.5–690.8")
+        expected = settle([w for w in wagers if w.wager_id not in unknown], result,
                           TopSlotOutcome(Spot(top["spot"]), int(top["multiplier"]), bool(top["aligned"])),
-                          self.rules.limits.max_payout_per_round_cents)
+                          self.rules.limits.max_payout_per_round_cents, bonus_odds=bonus_odds)
         exp_collect = {c.wager_id: c.stake_cents for c in expected.collections}
         got_collect = {e.payload["wager_id"]: e.payload["stake_cents"] for e in rv.collects}
         if exp_collect != got_collect:
             self.finding(rv.n, rv.collects[0] if rv.collects else rv.end,
                          f"collections {sorted(got_collect)} differ from the losing wagers {sorted(exp_collect)}")
-        exp_pay = {p.wager_id: p.win_cents for p in expected.payments}
+        exp_pay = {p.wager_id: p for p in expected.payments}
         for e in rv.pays:
             wid, win = e.payload["wager_id"], e.payload["win_cents"]
-            if exp_pay.get(wid) != win:
-                self.finding(rv.n, e, f"wager {wid}: paid {win} cents, § 690.4 odds give {exp_pay.get(wid)} cents")
-        if set(exp_pay) != {e.payload["wager_id"] for e in rv.pays}:
+            if wid in unknown:
+                continue
+            want = exp_pay.get(wid)
+            if want is None or want.win_cents != win:
+                odds = f"{want.odds} gives {want.win_cents} cents" if want else "it is no winning wager"
+                basis = "the bonus game's final multiplier" if result in BONUS_SPOTS else "§ 690.4 odds"
+                self.finding(rv.n, e, f"wager {wid}: paid {win} cents at {e.payload.get('odds')}; {basis} "
+                             f"{odds}")
+        if set(exp_pay) | unknown != {e.payload["wager_id"] for e in rv.pays} | unknown:
             self.finding(rv.n, rv.end, "the set of paid wagers differs from the winning wagers")
         self.wagers += len(wagers)
         self.collected += sum(exp_collect.values())
         self.paid += sum(e.payload["win_cents"] for e in rv.pays)
-        self.provisional += any(e.payload.get("provisional") for e in rv.pays)
 
     def verdict(self):
         m = [Measurement("rounds_settled", self.settled, "rounds"),
+             Measurement("bonus_rounds_settled", self.bonus_rounds, "rounds"),
              Measurement("wagers_settled", self.wagers, "wagers"),
              Measurement("collected", self.collected, "cents"),
-             Measurement("paid", self.paid, "cents"),
-             Measurement("rounds_with_provisional_bonus_odds", self.provisional, "rounds")]
+             Measurement("paid", self.paid, "cents")]
         if self.failed:
             return "fail", f"{self._findings_total} settlement deviation(s)", m
         if not self.settled:
             return "indeterminate", "no settled rounds", m
-        note = (f"; {self.provisional} bonus round(s) settled at PROVISIONAL § 690.4(a) odds × Top Slot "
-                "(bonus games not yet implemented)" if self.provisional else "")
-        return "pass", "every round collected losers first and paid § 690.4 odds" + note, m
+        return "pass", ("every round collected losers first and paid § 690.4 odds (bonus results: the replayed "
+                        f"final multipliers, {self.bonus_rounds} round(s))"), m
 
 
 class Lockout(Check):
