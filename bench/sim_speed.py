@@ -6,7 +6,9 @@ Measured side by side:
   * spins_per_s           — money-wheel physics alone (``simulate_spin``, closed form per peg);
   * rounds_per_s          — full rounds: 6 players, lock-out probing, wheel ∥ Top Slot,
                             settlement, the trace written and committed to SQLite every round;
-  * rounds_per_s_lean     — full rounds with 1 player and no lock-out probing (statistical runs).
+  * rounds_per_s_lean     — full rounds with 1 player and no lock-out probing (statistical runs);
+  * bonus_rounds_per_s    — full rounds whose every result is forced to one bonus game (the
+                            bonus suites' test mode), per game: the bonus devices' cost.
 Simulated seconds per wall second are reported for the full rounds. The last line is JSON.
 """
 
@@ -45,6 +47,16 @@ rounds: %d
 players: {count: 1, wagers_per_player: [1, 1]}
 lockout: {probe: null}
 """
+BONUS = """\
+schema: 1
+name: bench-bonus-%s
+game: crazy-time
+seed: 3
+rounds: %%d
+players: {count: 6, wagers_per_player: [1, 3]}
+croupier: {force_result: %s}
+"""
+BONUS_GAMES = ("coin-flip", "cash-hunt", "pachinko", "crazy-time")
 
 
 def _cpu(fn) -> tuple[float, float, object]:
@@ -95,6 +107,7 @@ def main() -> None:
         spins = physics(5_000)
         full = rounds(FULL, n_rounds, tmp)
         lean = rounds(LEAN, n_rounds, tmp)
+        bonus = {g: rounds(BONUS % (g, g), max(n_rounds // 4, 100), tmp) for g in BONUS_GAMES}
     result = {
         "baseline_events_per_s": round(base),
         "spins_per_s": round(spins),
@@ -104,6 +117,8 @@ def main() -> None:
         "sim_s_per_wall_s_lean": round(lean["sim_s_per_wall_s"]),
         "baseline_events_per_round": round(base / full["rounds_per_s"], 1),
         "trace_bytes_per_round": round(full["trace_bytes"] / full["rounds"]),
+        "bonus_rounds_per_s": {g: round(b["rounds_per_s"], 1) for g, b in bonus.items()},
+        "bonus_over_full": {g: round(b["rounds_per_s"] / full["rounds_per_s"], 3) for g, b in bonus.items()},
         "target_rounds_per_s": 2000,
         "rounds": n_rounds,
     }
@@ -114,6 +129,9 @@ def main() -> None:
           f"{result['baseline_events_per_round']} bare SimPy events")
     print(f"lean rounds         : {result['rounds_per_s_lean']:>12,} rounds/s (CPU), "
           f"{result['sim_s_per_wall_s_lean']:,}x real time")
+    for g in BONUS_GAMES:
+        print(f"forced {g:<12} : {result['bonus_rounds_per_s'][g]:>12,} rounds/s (CPU), "
+              f"{result['bonus_over_full'][g]} x the full round's speed")
     print(json.dumps(result))
 
 
