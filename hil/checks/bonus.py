@@ -1011,6 +1011,22 @@ class CoinFlipRescue(BonusCheck):
                 Measurement("rescue_flips", self.rescues, "flips", limit="only after a flip meeting (f)(1)–(3)")]
 
 
+class _Selections(BonusCheck):
+    """A game with a countdown: tallies the players' and the automatic selections."""
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.picks = self.auto = 0
+
+    def tally(self, rv, r):
+        self.picks += r.picks
+        self.auto += r.auto_picks
+
+    def measurements(self):
+        return [Measurement("selections_by_players", self.picks, "selections"),
+                Measurement("selections_automatic", self.auto, "selections")]
+
+
 class CashHuntMultipliers(_Multipliers):
     """§ 690.6(b): "Cash Hunt shall be comprised of a board containing 108 multipliers. … (1) The
     multipliers may range from 5× to 500×. (2) If a Top Slot multiplier is applied in accordance
@@ -1025,7 +1041,7 @@ class CashHuntMultipliers(_Multipliers):
     game = Spot.CASH_HUNT
 
 
-class CashHuntOrder(BonusCheck):
+class CashHuntOrder(_Selections):
     """§ 690.6(c): "At the beginning of the Cash Hunt game, the multipliers shall start by being
     visible to players. The multipliers shall then be covered by symbols and shuffled." (d):
     "Following the shuffling of the multipliers, a countdown timer shall commence, indicating the
@@ -1042,17 +1058,6 @@ class CashHuntOrder(BonusCheck):
     title = "Cash Hunt: shown, multiplied, shuffled, then the countdown; one selection per player"
     game = Spot.CASH_HUNT
 
-    def __init__(self, config):
-        super().__init__(config)
-        self.picks = self.auto = 0
-
-    def tally(self, rv, r):
-        self.picks += r.picks
-        self.auto += r.auto_picks
-
-    def measurements(self):
-        return [Measurement("selections_by_players", self.picks, "selections"),
-                Measurement("selections_automatic", self.auto, "selections")]
 
 
 class CashHuntPerPlayer(BonusCheck):
@@ -1261,7 +1266,7 @@ class CrazyTimeWorldWheel(_Multipliers):
         return super().measurements() + [Measurement("wheel_stops_checked", self.stops, "stops")]
 
 
-class CrazyTimeWorldCountdown(BonusCheck):
+class CrazyTimeWorldCountdown(_Selections):
     """§ 690.8(c): "At the beginning of the Crazy Time World game, a countdown timer shall commence,
     indicating the time a player has left to select one of the three clappers. If the player does not
     make a selection before the time elapses, one of the clappers will be automatically selected at
@@ -1279,17 +1284,6 @@ class CrazyTimeWorldCountdown(BonusCheck):
     title = "Crazy Time World: multiplied, countdown, selections, then the wheel; the clapper pays"
     game = Spot.CRAZY_TIME
 
-    def __init__(self, config):
-        super().__init__(config)
-        self.picks = self.auto = 0
-
-    def tally(self, rv, r):
-        self.picks += r.picks
-        self.auto += r.auto_picks
-
-    def measurements(self):
-        return [Measurement("selections_by_players", self.picks, "selections"),
-                Measurement("selections_automatic", self.auto, "selections")]
 
 
 class CrazyTimeWorldDouble(BonusCheck):
