@@ -7,6 +7,10 @@ time), until SIGTERM/SIGINT.
     croupier stub wagering --modbus 'rtu://pty?baudrate=9600&parity=E'   # RTU on a new pty, at 9600 8E1's pace
     croupier stub wagering --pty            # serial frames on a new pty (docs/wire/serial-frames.md)
     croupier stub money-wheel --serial /dev/ttyUSB0 [--baudrate 115200]
+    croupier stub multiplier-board --modbus tcp://127.0.0.1:0 [--rules my_rules.toml]
+
+The bonus games' devices (``multiplier-board``, ``coin-flipper``, ``pachinko-board``,
+``crazy-time-world-wheel``) speak Modbus only: they have no serial frames.
 
 Once serving, the stub prints one line on stdout, ``READY <device> <url> [control=<url>]``, with
 the bound port or the pty peer's path — what a test or a bench file needs to reach it. Stubs bind
@@ -31,12 +35,20 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 
+from devices.coin_flipper import CoinFlipperParams
+from devices.ctw_wheel import CtwWheelParams
 from devices.money_wheel import MoneyWheelParams
+from devices.multiplier_board import MultiplierBoardParams
+from devices.pachinko import PachinkoParams
 from devices.top_slot import TopSlotParams
 from devices.wagering import WageringParams
+from firmware_stubs.board import MultiplierBoardGlue, load_rules
+from firmware_stubs.coin_flipper import CoinFlipperGlue
 from firmware_stubs.control import ControlServer, generator, validate_params
+from firmware_stubs.ctw_wheel import CtwWheelGlue
 from firmware_stubs.modbus import ModbusStub, ModelClock
 from firmware_stubs.money_wheel import MoneyWheelGlue
+from firmware_stubs.pachinko import PachinkoGlue
 from firmware_stubs.top_slot import TopSlotGlue, load_par
 from firmware_stubs.wagering import WageringGlue
 from hil.wire.url import ModbusUrl
@@ -49,7 +61,13 @@ RTU_PTY = "pty"
 #: device → (register map name, params class)
 DEVICES = {"wagering": ("wagering", WageringParams),
            "money-wheel": ("money-wheel", MoneyWheelParams),
-           "top-slot": ("top-slot", TopSlotParams)}
+           "top-slot": ("top-slot", TopSlotParams),
+           "multiplier-board": ("multiplier-board", MultiplierBoardParams),
+           "coin-flipper": ("coin-flipper", CoinFlipperParams),
+           "pachinko-board": ("pachinko-board", PachinkoParams),
+           "crazy-time-world-wheel": ("crazy-time-world-wheel", CtwWheelParams)}
+#: The bonus games' command devices (``firmware_stubs.command``): Modbus only.
+MODBUS_ONLY = ("multiplier-board", "coin-flipper", "pachinko-board", "crazy-time-world-wheel")
 
 
 def _raw_params(pairs: list[str]) -> dict[str, str]:
@@ -76,10 +94,10 @@ class DeviceHost:
         if self.wire == "modbus":
             map_name = DEVICES[args.device][0]
             self.rmap = load_register_map(args.register_map, map_name) if args.register_map else default_map(map_name)
-        self.par = None
-        if args.device == "top-slot":
+        self.par = None  # what the device draws from: the Top Slot's PAR, the board's Rules Submission
+        if args.device in ("top-slot", "multiplier-board"):
             try:
-                self.par = load_par(args.rules)
+                self.par = load_par(args.rules) if args.device == "top-slot" else load_rules(args.rules)
             except (OSError, RulesSubmissionError) as exc:
                 raise SystemExit(f"--rules: {exc}") from None
         wants_truth = args.truth_file and args.device == "wagering"  # the other devices ignore --truth-file
@@ -109,16 +127,33 @@ class DeviceHost:
                     else WageringFrameGlue(clock, params, rng, self.truth))
         elif self.device == "money-wheel":
             glue = MoneyWheelGlue(clock, params, rng, self.rmap) if modbus else MoneyWheelFrameGlue(clock, params, rng)
+        elif self.device == "multiplier-board":
+            glue = MultiplierBoardGlue(clock, params, par, rng, self.rmap)
+        elif self.device == "coin-flipper":
+            glue = CoinFlipperGlue(clock, params, rng, self.rmap)
+        elif self.device == "pachinko-board":
+            glue = PachinkoGlue(clock, params, rng, self.rmap)
+        elif self.device == "crazy-time-world-wheel":
+            glue = CtwWheelGlue(clock, params, rng, self.rmap)
         else:
             glue = (TopSlotGlue(clock, params, par, rng, self.rmap) if modbus
                     else TopSlotFrameGlue(clock, params, par, rng))
         return glue, params
 
     def configure(self, raw: dict, seed: int | dict, rules: dict | None) -> dict:
-        par = RulesSubmission.model_validate(rules).top_slot if rules and self.device == "top-slot" else self.par
+        par = self.par
+        if rules and self.device == "top-slot":
+            par = RulesSubmission.model_validate(rules).top_slot
+        elif rules and self.device == "multiplier-board":
+            par = RulesSubmission.model_validate(rules)
         validate_params(self.params_cls, raw)  # refuse before touching the running model
+        running = self.clock.env
         self.clock.renew()
-        self.glue, self.params = self.make(raw, seed, par)
+        try:
+            self.glue, self.params = self.make(raw, seed, par)
+        except ValueError:  # a glue that cannot carry this model (e.g. more Pachinko rows than
+            self.clock.env = running  # the map's path holds): the running model keeps its clock
+            raise
         self.truth_records.clear()
         self.on_new_glue(self.glue)
         return dataclasses.asdict(self.params)
@@ -277,13 +312,15 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--time-scale", type=float, default=1.0, help="simulated seconds per wall second")
     ap.add_argument("--truth-file", help="wagering: append the ground truth of every lock-out here (JSON lines)")
-    ap.add_argument("--rules", type=Path, help="top-slot: the Rules Submission whose PAR the reels follow "
-                    "(default: the shipped one)")
+    ap.add_argument("--rules", type=Path, help="top-slot, multiplier-board: the Rules Submission whose PAR the "
+                    "reels follow / whose distributions the board draws from (default: the shipped one)")
     ap.add_argument("--control", metavar="URL", help="tcp://127.0.0.1:PORT (0 = any free): the rig configures "
                     "the model's parameters and fault knobs per scenario here")
     args = ap.parse_args(argv)
     if args.time_scale <= 0:
         ap.error("--time-scale must be > 0")
+    if args.modbus is None and args.device in MODBUS_ONLY:
+        ap.error(f"{args.device} speaks Modbus only (--modbus URL): it has no serial frames")
     if args.modbus is None:
         _serve_serial(args)
         sys.stdout.flush()

@@ -5,7 +5,8 @@ JSON lines over TCP (bound to 127.0.0.1 unless told otherwise). Requests and ans
 * ``{"op": "configure", "params": {...}, "seed": N | {"entropy": E, "spawn_key": [...]},
   "rules": {...}}`` → a fresh model with these
   parameters and fault knobs (unknown or invalid ones are refused, the old model stays), the
-  device clock running on; ``rules`` is the Rules Submission (the Top Slot's PAR) →
+  device clock running on; ``rules`` is the Rules Submission (the Top Slot's PAR, the
+  multiplier board's distributions; the other devices ignore it) →
   ``{"ok": true, "params": {effective params}}``
 * ``{"op": "truth"}`` → ``{"ok": true, "truth": [...]}``: the ground truth recorded since the last
   configure (the wagering device: each lock-out's command time and drawn latency)

@@ -174,6 +174,9 @@ def parse_bench(text: str, source: str) -> LoadedBench:
                 raise ConfigError(source, lines.line(("devices", role, "url")), f"devices.{role}.url", str(exc)) from None
             continue
         if dev.kind == "serial":
+            if (role, "serial") not in ADAPTERS:  # the bonus devices speak Modbus only
+                raise ConfigError(source, lines.line(("devices", role, "kind")), f"devices.{role}.kind",
+                                  f"no serial protocol for {role}: kind is \"sim\" or \"modbus\"")
             continue
         expected_model = SIM_MODELS[role][0]
         if dev.model not in (None, expected_model):
@@ -220,6 +223,10 @@ ADAPTERS = {
     ("wheel", "modbus"): "hil.adapters.modbus_money_wheel:ModbusMoneyWheel",
     ("top_slot", "modbus"): "hil.adapters.modbus_top_slot:ModbusTopSlot",
     ("wagering", "modbus"): "hil.adapters.modbus_wagering:ModbusWageringDevice",
+    ("board", "modbus"): "hil.adapters.modbus_board:ModbusMultiplierBoard",
+    ("coin_flipper", "modbus"): "hil.adapters.modbus_coin_flipper:ModbusCoinFlipper",
+    ("pachinko", "modbus"): "hil.adapters.modbus_pachinko:ModbusPachinkoBoard",
+    ("ctw_wheel", "modbus"): "hil.adapters.modbus_ctw_wheel:ModbusCtwWheel",
     ("wheel", "serial"): "hil.adapters.serial_money_wheel:SerialMoneyWheel",
     ("top_slot", "serial"): "hil.adapters.serial_top_slot:SerialTopSlot",
     ("wagering", "serial"): "hil.adapters.serial_wagering:SerialWageringDevice",

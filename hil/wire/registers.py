@@ -6,8 +6,15 @@ The rig's adapters and the firmware stubs read the same map, so a map describes 
 completely: table, 0-based protocol address, type, array length, scale, byte and word order.
 
 Values: ``bool`` in the bit tables (coils, discrete inputs); in the register tables an ``int``,
-a ``float`` (``float32``, or any point with ``scale`` > 1: stored = round(value × scale)), or
-for ``enum16`` the label (``str``). A point with ``count`` > 1 holds a list of ``count`` values.
+a ``float`` (``float32``, ``float64``, or any point with ``scale`` > 1: stored = round(value × scale)),
+or for ``enum16`` the label (``str``). A point with ``count`` > 1 holds a list of ``count`` values.
+
+Two kinds of device: *spinning* devices (money wheel, Top Slot) are commanded and then report a
+live status; *command* devices (the bonus games' multiplier board, coin flipper, Pachinko board,
+Crazy Time World wheel) answer each command with one result. Every command device has the same
+core (``REQUIRED``, from ``_commanded``): ``command`` + arguments + ``command_seq`` in one write, then ``state``,
+``op_id``, and the result block of the last completed operation (``result_op_id``,
+``result_command``, ``result_stop_ns``); see ``hil.adapters.modbus_command``.
 """
 
 from __future__ import annotations
@@ -28,9 +35,10 @@ from pymodbus.client.mixin import ModbusClientMixin
 from hil.config import ConfigError, dotted, parse_toml, read_text
 from rules.crazy_time import SPOTS
 
-Device = Literal["money-wheel", "top-slot", "wagering"]
+Device = Literal["money-wheel", "top-slot", "wagering", "multiplier-board", "coin-flipper", "pachinko-board",
+                 "crazy-time-world-wheel"]
 Table = Literal["coil", "discrete", "holding", "input"]
-PointType = Literal["bool", "uint16", "int16", "uint32", "int32", "uint64", "float32", "enum16"]
+PointType = Literal["bool", "uint16", "int16", "uint32", "int32", "uint64", "float32", "float64", "enum16"]
 Access = Literal["r", "rw", "w"]
 Scalar = bool | int | float | str
 Value = Scalar | list[Scalar]
@@ -39,7 +47,7 @@ BIT_TABLES: frozenset[Table] = frozenset({"coil", "discrete"})
 READ_ONLY_TABLES: frozenset[Table] = frozenset({"discrete", "input"})
 #: Registers per element of each type (bits for ``bool``).
 WIDTH: dict[PointType, int] = {"bool": 1, "uint16": 1, "int16": 1, "enum16": 1,
-                               "uint32": 2, "int32": 2, "float32": 2, "uint64": 4}
+                               "uint32": 2, "int32": 2, "float32": 2, "uint64": 4, "float64": 4}
 SCALABLE: frozenset[PointType] = frozenset({"uint16", "int16", "uint32", "int32"})
 #: Most a single request may carry: FC16 writes 123 registers, FC3/FC4 read 125; FC15 writes
 #: 1968 coils, FC1/FC2 read 2000 bits. A point must fit one write, so it is read and written whole.
@@ -48,9 +56,11 @@ MAX_READ = {"bits": 2000, "registers": 125}
 
 _DT = ModbusClientMixin.DATATYPE
 _DATATYPE = {"uint16": _DT.UINT16, "int16": _DT.INT16, "enum16": _DT.UINT16, "uint32": _DT.UINT32,
-             "int32": _DT.INT32, "uint64": _DT.UINT64, "float32": _DT.FLOAT32}
+             "int32": _DT.INT32, "uint64": _DT.UINT64, "float32": _DT.FLOAT32, "float64": _DT.FLOAT64}
 _MAP_FILES: dict[Device, str] = {"money-wheel": "money_wheel.toml", "top-slot": "top_slot.toml",
-                                 "wagering": "wagering.toml"}
+                                 "wagering": "wagering.toml", "multiplier-board": "multiplier_board.toml",
+                                 "coin-flipper": "coin_flipper.toml", "pachinko-board": "pachinko_board.toml",
+                                 "crazy-time-world-wheel": "ctw_wheel.toml"}
 
 
 class _FieldError(ValueError):
@@ -133,6 +143,28 @@ class Need(NamedTuple):
 _STATE = ("idle", "spinning", "at_rest", "fault")
 _SPOTS = tuple(str(s) for s in SPOTS)
 _R, _BIT = Need(bits=False), Need(bits=True)
+#: ``state`` of a command device: ``busy`` from accepting a command until its result is shown
+#: (``result_op_id`` == ``op_id``: ``done``).
+COMMAND_STATE = ("idle", "busy", "done", "fault")
+
+
+def _commanded(commands: tuple[str, ...], start: bool, **points: Need) -> dict[str, Need]:
+    """The points of a command device: the shared core, a start report (``op_start_ns``,
+    ``result_start_ns``) for a device whose operation starts after the command (a launch, a
+    release, a spin), and the device's own arguments and result fields."""
+    core = {
+        "command": Need(False, "rw", ("none", *commands)), "command_seq": Need(False, "rw"),
+        "state": Need(False, "r", COMMAND_STATE), "op_id": _R, "result_op_id": _R,
+        "result_command": Need(False, "r", commands), "result_stop_ns": _R, "device_clock_ns": _R,
+    }
+    if start:
+        core |= {"op_start_ns": _R, "result_start_ns": _R}
+    return core | points
+
+
+_GAMES = ("coin-flip", "cash-hunt", "pachinko", "crazy-time")
+_PURPOSES = ("shuffle", "drop_zone", "auto_pick", "rescue")
+_FACES = ("red", "blue")
 
 #: The points each device kind must have; a vendor map may add more, and may give enums more labels.
 REQUIRED: dict[Device, dict[str, Need]] = {
@@ -161,7 +193,24 @@ REQUIRED: dict[Device, dict[str, Need]] = {
         "seat_last_spot": Need(False, "r", _SPOTS), "seat_last_stake_cents": _R, "seat_last_press_ns": _R,
         "seat_last_answer_ns": _R, "device_clock_ns": _R,
     },
+    "multiplier-board": _commanded(
+        ("generate", "apply_multiplier", "shuffle", "draw", "rescue"), False,
+        arg_game=Need(False, "rw", _GAMES), arg_board_id=Need(False, "rw"), arg_multiplier=Need(False, "rw"),
+        arg_purpose=Need(False, "rw", ("drop_zone", "auto_pick")), arg_n=Need(False, "rw"),
+        result_board_id=_R, result_game=Need(False, "r", _GAMES), result_multiplier=_R,
+        result_purpose=Need(False, "r", _PURPOSES), result_n=_R, result_value=_R, result_cells=_R,
+        result_time_ns=_R, result_values=_R, result_permutation=_R),
+    "coin-flipper": _commanded(
+        ("flip",), True, result_face=Need(False, "r", _FACES), result_start_face=Need(False, "r", _FACES),
+        result_half_turns=_R, result_launch_speed_mps=_R, result_spin_rate_rps=_R),
+    "pachinko-board": _commanded(
+        ("drop",), True, arg_zone=Need(False, "rw"), op_zone=_R, result_zone=_R, result_spot=_R,
+        result_rows=_R, result_path=_R, rows=_R, spots=_R),
+    "crazy-time-world-wheel": _commanded(
+        ("spin",), True, result_sections=_R, result_turns=_R, section_count=_R, clappers=_R),
 }
+#: The command devices (``hil.adapters.modbus_command``).
+COMMAND_DEVICES: tuple[Device, ...] = ("multiplier-board", "coin-flipper", "pachinko-board", "crazy-time-world-wheel")
 
 
 @dataclass(frozen=True)

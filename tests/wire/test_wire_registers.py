@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from hil.config import ConfigError
 from hil.wire.registers import (
     MAX_READ,
+    COMMAND_DEVICES,
     REQUIRED,
     SCALABLE,
     WIDTH,
@@ -28,7 +29,9 @@ from hil.wire.registers import (
 
 MAPS = Path(__file__).resolve().parents[2] / "hil" / "wire" / "maps"
 FILES: dict[Device, str] = {"money-wheel": "money_wheel.toml", "top-slot": "top_slot.toml",
-                            "wagering": "wagering.toml"}
+                            "wagering": "wagering.toml", "multiplier-board": "multiplier_board.toml",
+                            "coin-flipper": "coin_flipper.toml", "pachinko-board": "pachinko_board.toml",
+                            "crazy-time-world-wheel": "ctw_wheel.toml"}
 DEVICES = tuple(FILES)
 ORDERS = [(b, w) for b in ("big", "little") for w in ("big", "little")]
 
@@ -58,6 +61,8 @@ def element(p: Point) -> st.SearchStrategy[Scalar]:
         return st.sampled_from(sorted(p.enum.values()))
     if p.type == "float32":
         return st.floats(width=32, allow_nan=False)
+    if p.type == "float64":
+        return st.floats(allow_nan=False)
     lo, hi = _INTS[p.type]
     return st.integers(lo, hi).map(lambda raw: raw / p.scale) if p.scale != 1 else st.integers(lo, hi)
 
@@ -101,12 +106,32 @@ def test_shipped_map_loads_with_required_points(device: Device) -> None:
 @pytest.mark.parametrize("device", DEVICES)
 def test_shipped_poll_is_one_read_per_table(device: Device) -> None:
     """The points polled together sit together: every live value of a table comes in one read.
-    (The wheel's layout is read once; the wagering device's press log only when presses came.)"""
+    (The wheel's layout and the bonus devices' declarations are read once; the wagering device's
+    press log only when presses came; the board's arrays only for a result that has them.)"""
     rmap = default_map(device)
-    live = [p.name for p in rmap.points if p.name not in ("diameter_mm", "section_count", "sections")
-            and not p.name.startswith("press_log_")]
+    once = ("diameter_mm", "section_count", "sections", "rows", "spots", "clappers", "result_values",
+            "result_permutation")
+    live = [p.name for p in rmap.points if p.name not in once and not p.name.startswith("press_log_")]
     blocks = rmap.read_blocks(live)
     assert len(blocks) == len({b.table for b in blocks})
+
+
+def test_command_devices_share_the_core_and_write_a_command_in_one_request() -> None:
+    """The bonus devices' maps: the same core points; command, arguments and command_seq
+    contiguous (one FC16 request); the status within one read; starts where the device has them."""
+    core = {"command", "command_seq", "state", "op_id", "result_op_id", "result_command", "result_stop_ns",
+            "device_clock_ns"}
+    for device in COMMAND_DEVICES:
+        rmap = default_map(device)
+        assert core <= set(REQUIRED[device]) <= {p.name for p in rmap.points}
+        assert rmap.point("state").enum == {0: "idle", 1: "busy", 2: "done", 3: "fault"}
+        assert rmap.point("result_command").enum == rmap.point("command").enum
+        written = sorted((p for p in rmap.points if p.table == "holding"), key=lambda p: p.address)
+        assert [p.name for p in written[:2]] == ["command", "command_seq"]
+        assert all(a.end == b.address for a, b in zip(written, written[1:])), "one contiguous write"
+        assert ("op_start_ns" in REQUIRED[device]) == (device != "multiplier-board")
+    assert default_map("coin-flipper").width("result_launch_speed_mps") == 4
+    assert default_map("multiplier-board").point("result_values").count == 108
 
 
 def test_point_and_width() -> None:
@@ -136,6 +161,11 @@ BAD_EDITS = [
      'name = "state"\ntable = "input"\naddress = 0\ntype = "enum16"\naccess = "rw"  # here\n', "points.3.access",
      "read-only"),
     ("top-slot", "address = 15", "address = 65534  # here", "points.11.address", "past the last address"),
+    ("multiplier-board", '3 = "auto_pick", 4 = "rescue" }\ndescription = "draw: ',
+     '3 = "pick", 4 = "rescue" }  # here\ndescription = "draw: ', "points.5.enum", "labels ['auto_pick']"),
+    ("pachinko-board", 'name = "arg_zone"\ntable = "holding"\naddress = 2\ntype = "uint16"\naccess = "rw"',
+     'name = "arg_zone"\ntable = "holding"\naddress = 2\ntype = "uint16"\naccess = "r"  # here', "points.2.access",
+     "the rig needs access 'rw' to 'arg_zone'"),
     ("money-wheel", '1 = "spinning", 2 = "at_rest", 3 = "fault" }',
      '1 = "turning", 2 = "at_rest", 3 = "fault" }  # here', "points.3.enum", "labels ['spinning']"),
     ("wagering", 'name = "press_count"', 'name = "seats"  # here', "points.7.name", "duplicate point name 'seats'"),

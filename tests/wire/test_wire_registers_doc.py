@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import typing
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,9 @@ from hil.wire.registers import Device, RegisterMap, default_map
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "wire"
 PAGES: dict[Device, str] = {"money-wheel": "modbus-money-wheel.md", "top-slot": "modbus-top-slot.md",
-                            "wagering": "modbus-wagering.md"}
+                            "wagering": "modbus-wagering.md", "multiplier-board": "modbus-multiplier-board.md",
+                            "coin-flipper": "modbus-coin-flipper.md", "pachinko-board": "modbus-pachinko-board.md",
+                            "crazy-time-world-wheel": "modbus-ctw-wheel.md"}
 TABLES = {"Coils": "coil", "Discrete inputs": "discrete", "Holding registers": "holding", "Input registers": "input"}
 
 
@@ -65,3 +68,11 @@ def test_parser_sees_a_drifted_row() -> None:
     text = text.replace("| 11–14 | `stop_ns`", "| 12–15 | `stop_ns`")
     shown = {h: [tuple(r[:6]) for r in rows] for h, rows in sections(text).items() if h in TABLES}
     assert shown != documented_points(default_map("top-slot"))
+
+
+def test_every_shipped_map_has_its_page() -> None:
+    """A device kind added to the maps gets a page here (and the drift tests above)."""
+    assert set(PAGES) == set(typing.get_args(Device))
+    assert {p.name for p in DOCS.glob("modbus-*.md")} == set(PAGES.values())
+    readme = (DOCS / "README.md").read_text(encoding="utf-8")
+    assert all(f"`{page}`" in readme for page in PAGES.values()), "the README lists every page"
