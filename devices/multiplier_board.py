@@ -69,6 +69,9 @@ class MultiplierBoardParams:
     biased_probability: float = 0.0
     """A weak generator: per cell, with this probability the multiplier is drawn uniformly over
     the game's multipliers, ignoring their weights."""
+    double_probability_actual: float | None = None
+    """A PAR mismatch: the board shows a Double (Pachinko, Crazy Time World) with this probability
+    instead of the Rules Submission's ``double_probability`` (None: as declared)."""
 
     def __post_init__(self) -> None:
         def need(ok: bool, msg: str) -> None:
@@ -83,6 +86,8 @@ class MultiplierBoardParams:
              f"out_of_range_probability must be in [0, 1], not {self.out_of_range_probability}")
         need(0.0 <= self.biased_probability <= 1.0,
              f"biased_probability must be in [0, 1], not {self.biased_probability}")
+        need(self.double_probability_actual is None or 0.0 <= self.double_probability_actual <= 1.0,
+             f"double_probability_actual must be None or in [0, 1], not {self.double_probability_actual}")
 
 
 class _Game:
@@ -132,8 +137,11 @@ class MultiplierBoardSim:
             weak = rng.random(gm.cells) < p.biased_probability
             values = np.where(weak, gm.support[rng.integers(len(gm.support), size=gm.cells)], values)
         out = [int(v) for v in values]
-        if gm.double is not None and int(rng.integers(gm.double[1])) < gm.double[0]:
-            out[int(rng.integers(gm.cells))] = DOUBLE
+        if gm.double is not None:
+            actual = p.double_probability_actual
+            if (int(rng.integers(gm.double[1])) < gm.double[0] if actual is None
+                    else float(rng.random()) < actual):
+                out[int(rng.integers(gm.cells))] = DOUBLE
         if game == p.out_of_range_game and float(rng.random()) < p.out_of_range_probability:
             out[int(rng.integers(gm.cells))] = p.out_of_range_value
         return tuple(out)

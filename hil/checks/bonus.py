@@ -39,6 +39,8 @@ from rules.submission import RulesSubmission
 TIME_RESOLUTION_S = 1e-9
 #: Pearson's χ² wants every (merged) cell to expect at least this many observations
 MIN_EXPECTED = 5.0
+#: boards of a game before the share showing a Double is tested
+MIN_DOUBLE_BOARDS = 100
 
 BOARD = "board"
 CROUPIER = "croupier"
@@ -1447,8 +1449,10 @@ class BoardValues(Check):
 
     Pearson's χ² of every generated board's multipliers (``board_generated``, before the Top Slot;
     Double cells excluded) against the declared weights, per game, sparse values merged until each
-    cell expects at least 5, Bonferroni over the games tested. A multiplier the Rules Submission
-    does not declare fails outright."""
+    cell expects at least 5; for Pachinko and Crazy Time World also the share of boards showing a
+    Double against the declared ``double_probability`` (exact two-sided binomial test, from
+    ``MIN_DOUBLE_BOARDS`` boards); Bonferroni over all the tests made. A multiplier the Rules
+    Submission does not declare fails outright."""
 
     id = "BONUS-board-values-chi2"
     section = "§ 690.5(c), § 690.6(b), § 690.7(c), § 690.8(b)(3)"
@@ -1459,6 +1463,8 @@ class BoardValues(Check):
         self.counts: dict[Spot, Counter[int]] = {g: Counter() for g in BONUS_SPOTS}
         self.rules: RulesSubmission | None = None
         self.undeclared: Counter[tuple[Spot, Any]] = Counter()
+        self.boards: Counter[Spot] = Counter()  # boards generated, per game
+        self.doubles: Counter[Spot] = Counter()  # of which showing a Double
 
     def setup(self, bench):
         super().setup(bench)
@@ -1476,6 +1482,8 @@ class BoardValues(Check):
             if game not in BONUS_SPOTS or not isinstance(e.payload.get("values"), list):
                 continue
             par = _par(self.rules, game)
+            self.boards[game] += 1
+            self.doubles[game] += rb.DOUBLE in e.payload["values"]
             for v in e.payload["values"]:
                 if v == rb.DOUBLE:
                     continue
@@ -1500,13 +1508,24 @@ class BoardValues(Check):
                 return "fail", "undeclared multipliers", m
             return "indeterminate", "no Rules Submission on record: no declared weights", m
         tested = [g for g in GAMES if sum(self.counts[g].values()) >= need]
-        if not tested:
+        doubles = [g for g in GAMES if hasattr(_par(self.rules, g), "double_probability")
+                   and self.boards[g] >= MIN_DOUBLE_BOARDS]
+        if not tested and not doubles:
             if self.failed:
                 return "fail", (f"{sum(self.undeclared.values())} cell(s) with a multiplier the Rules Submission "
                                 "does not declare"), m
             return "indeterminate", f"no game with {need} generated cells: too few for the χ² test", m
-        level = alpha / len(tested)
+        level = alpha / (len(tested) + len(doubles))
         worst = 1.0
+        for g in doubles:
+            d, n, k = _par(self.rules, g).double_probability, self.boards[g], self.doubles[g]
+            p = float(stats.binomtest(k, n, float(d)).pvalue)
+            worst = min(worst, p)
+            m += [Measurement(f"double_share_{g}", k / n, "1", limit=f"declared {d} ({float(d):.4g})"),
+                  Measurement(f"p_value_double_{g}", p, "1", limit=f">= {level:.4g}")]
+            if p < level:
+                self.finding(0, None, f"{g}: {k} of {n} boards showed a Double ({k / n:.3f}); the Rules Submission "
+                             f"declares {d} ({float(d):.3f}); binomial p = {p:.3g} < {level:.4g}")
         for g in tested:
             par = _par(self.rules, g)
             support = sorted(par.multiplier_weights)
@@ -1526,7 +1545,8 @@ class BoardValues(Check):
                              f"{n * par.multiplier_weights[dev] / total:.1f}")
         if self.failed:
             return "fail", f"{self._findings_total} deviation(s) from the declared multiplier weights", m
-        return "pass", f"{len(tested)} game(s) consistent with the declared weights: smallest p = {worst:.3g}", m
+        return "pass", (f"{len(tested)} game(s) consistent with the declared weights, {len(doubles)} with the "
+                        f"declared Double share: smallest p = {worst:.3g}"), m
 
 
 class CoinFairness(Check):

@@ -478,6 +478,27 @@ def test_board_values_chi2_and_coin_fairness():
     assert verdicts([RoundView.of(1, r.events)], config=cfg, checks=[cf])[cf.id].verdict == "fail"
 
 
+def test_board_values_double_share():
+    """§ 690.7(c)(2): "Double" may be displayed in one slot — as often as the Rules Submission says."""
+    bv, cfg = cb.BoardValues, CheckConfig(chi2_min_spins=10**9)  # the cell χ² out of the way
+    d = RULES.pachinko.double_probability
+
+    def boards(with_double: int, total: int) -> RoundView:
+        r = Round("1")
+        for i in range(total):
+            values = [2] * 16
+            if i < with_double:
+                values[i % 16] = rb.DOUBLE
+            r.add("board", "board_generated", {"board_id": i, "game": "pachinko", "values": values})
+        return RoundView.of(1, r.events)
+
+    n = 400
+    ok = verdicts([boards(round(n * d), n)], config=cfg, checks=[bv])[bv.id]
+    assert ok.verdict == "pass", ok.summary
+    assert verdicts([boards(n // 20, n)], config=cfg, checks=[bv])[bv.id].verdict == "fail"
+    assert verdicts([boards(5, 50)], config=cfg, checks=[bv])[bv.id].verdict == "indeterminate"
+
+
 # --------------------------------------------------------------------------- short simulated runs
 TEXT = """\
 schema: 1
