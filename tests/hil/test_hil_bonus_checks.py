@@ -545,3 +545,39 @@ def test_every_bonus_check_is_registered_and_cites_its_section():
     for c in cb.BONUS_CHECKS:
         assert c.id in CHECK_IDS and c.section.startswith("§") and '"' in (c.__doc__ or "")
     assert SettlementCheck in ALL_CHECKS
+
+
+def test_a_bonus_device_that_stops_answering_voids_the_round_and_refunds(tmp_path):
+    """A puck that lodges in the pegs never lands: the croupier waits ``bonus_timeout_s``, records
+    ``bonus_void``, refunds every accepted wager of the round and goes on — nothing settled on
+    partial data, no crash; the rounds whose puck landed are played and settled as usual."""
+    text = TEXT.format(game="pachinko", seed=5, rounds=12) + (
+        "faults: {pachinko: {puck_stuck_probability: 0.4}}\n")
+    text = text.replace("croupier: {force_result: pachinko}", "croupier: {force_result: pachinko, bonus_timeout_s: 30}")
+    result = run_scenario(parse_scenario(text, "stuck.yaml"), load_bench(), load_rules(), tmp_path)
+    assert result["error"] is None
+    stats = result["stats"]
+    assert stats["rounds"] == 12 and stats["bonus_void"] > 0 and stats["bonus_pachinko"] > 0, stats
+    assert stats["bonus_void"] + stats["bonus_pachinko"] == 12 and stats["void_rounds"] == stats["bonus_void"]
+    settlement = next(c for c in result["checks"] if c["id"] == "CT-690.2e-settlement")
+    assert settlement["verdict"] == "pass", settlement["findings"][:3]
+    with TraceReader(tmp_path / result["trace"]) as reader:
+        for n, events in reader.rounds():
+            if n == 0:
+                continue
+            kinds = [e.kind for e in events if e.device == "croupier"]
+            if "bonus_void" not in kinds:
+                continue
+            void = next(e for e in events if e.kind == "bonus_void")
+            assert "Pachinko board" in void.payload["reason"] and "30" in void.payload["reason"]
+            assert not {"pay", "collect", "bonus_result"} & set(kinds)
+            accepted = [e for e in events if e.kind == "press" and e.payload["accepted"]]
+            refunds = [e for e in events if e.kind == "refund"]
+            assert len(refunds) == len(accepted) > 0
+            end = next(e for e in events if e.kind == "round_end")
+            assert end.payload == {"round": n, "void": True, "reason": "bonus_void", "wagers": len(accepted)}
+            # the croupier waited the timeout from its drop command (right after the zone draw)
+            zone = [e for e in events if e.kind == "board_draw" and e.payload["purpose"] == "drop_zone"][-1]
+            assert void.sim_time - zone.sim_time >= 30 - 1e-6
+    # the device's failure is the void rounds' story, not a regulation finding: the croupier did right
+    assert not {c["id"] for c in result["checks"] if c["verdict"] == "fail"}
