@@ -10,9 +10,9 @@ from contextlib import contextmanager
 
 import numpy as np
 import pytest
-import simpy
 
 from devices.coin_flipper import CoinFlipperParams, CoinFlipperSim
+from command_scripts import commands, of_kind, on_model
 from devices.contracts import CoinFlipper, CoinFlipResult
 from firmware_stubs.coin_flipper import CoinFlipperGlue
 from firmware_stubs.launch import launch
@@ -55,26 +55,13 @@ def rig(*params: str, wire: str = "tcp", rmap=None, poll_period_s: float = 0.002
 
 
 def flips(n: int):
-    def script(env, dev):
-        out = []
-        for _ in range(n):
-            ev = dev.flip()
-            yield ev | env.timeout(TIMEOUT_S)
-            out.append(ev.value if ev.triggered else None)
-        return out
-    return script
+    return commands(lambda dev, _: dev.flip(), range(n), TIMEOUT_S)
 
 
 def sim(script, **knobs):
     """The same script on the SimPy model with the stub's seed; (results, events)."""
-    env, events = simpy.Environment(), []
-    model = CoinFlipperSim(env, CoinFlipperParams(**knobs), np.random.default_rng(SEED),
-                           lambda d, k, p: events.append((k, p)))
-    return env.run(env.process(script(env, model))), events
-
-
-def of_kind(events, kind):
-    return [p for k, p in events if k == kind]
+    return on_model(lambda env, sink: CoinFlipperSim(env, CoinFlipperParams(**knobs), np.random.default_rng(SEED),
+                                                     sink), script)
 
 
 @pytest.mark.parametrize("wire", ["tcp", "rtu"])

@@ -10,8 +10,8 @@ from contextlib import contextmanager
 
 import numpy as np
 import pytest
-import simpy
 
+from command_scripts import commands, of_kind, on_model
 from devices.contracts import CrazyTimeWorldWheel, CtwStop
 from devices.ctw_wheel import CtwWheelParams, CtwWheelSim
 from firmware_stubs.ctw_wheel import CtwWheelGlue
@@ -56,25 +56,12 @@ def rig(*params: str, wire: str = "tcp", configure: dict | None = None):
 
 
 def spins(n: int):
-    def script(env, dev):
-        out = []
-        for _ in range(n):
-            ev = dev.spin()
-            yield ev | env.timeout(TIMEOUT_S)
-            out.append(ev.value if ev.triggered else None)
-        return out
-    return script
+    return commands(lambda dev, _: dev.spin(), range(n), TIMEOUT_S)
 
 
 def sim(script, **knobs):
-    env, events = simpy.Environment(), []
-    model = CtwWheelSim(env, CtwWheelParams(**knobs), np.random.default_rng(SEED),
-                        lambda d, k, p: events.append((k, p)))
-    return env.run(env.process(script(env, model))), events
-
-
-def of_kind(events, kind):
-    return [p for k, p in events if k == kind]
+    return on_model(lambda env, sink: CtwWheelSim(env, CtwWheelParams(**knobs), np.random.default_rng(SEED), sink),
+                    script)
 
 
 @pytest.mark.parametrize("wire", ["tcp", "rtu"])

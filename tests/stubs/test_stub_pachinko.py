@@ -9,9 +9,9 @@ from contextlib import contextmanager
 
 import numpy as np
 import pytest
-import simpy
 from pymodbus.constants import ExcCodes
 
+from command_scripts import commands, of_kind, on_model
 from devices.contracts import PachinkoBoard, PuckLanding
 from devices.pachinko import PachinkoParams, PachinkoSim
 from firmware_stubs.launch import launch
@@ -53,25 +53,12 @@ def rig(*params: str, wire: str = "tcp"):
 
 
 def drops(zones, timeout_s: float = TIMEOUT_S):
-    def script(env, dev):
-        out = []
-        for zone in zones:
-            ev = dev.drop(zone)
-            yield ev | env.timeout(timeout_s)
-            out.append(ev.value if ev.triggered else None)
-        return out
-    return script
+    return commands(lambda dev, zone: dev.drop(zone), zones, timeout_s)
 
 
 def sim(script, **knobs):
-    env, events = simpy.Environment(), []
-    model = PachinkoSim(env, PachinkoParams(**knobs), np.random.default_rng(SEED),
-                        lambda d, k, p: events.append((k, p)))
-    return env.run(env.process(script(env, model))), events
-
-
-def of_kind(events, kind):
-    return [p for k, p in events if k == kind]
+    return on_model(lambda env, sink: PachinkoSim(env, PachinkoParams(**knobs), np.random.default_rng(SEED), sink),
+                    script)
 
 
 @pytest.mark.parametrize("wire", ["tcp", "rtu"])
