@@ -44,15 +44,10 @@ from typing import Any, ClassVar
 import simpy
 
 from devices.contracts import payload
-from hil.adapters.modbus_base import ModbusAdapterBase
-from hil.adapters.modbus_spin import BadValue, Snapshot
+from hil.adapters.modbus_spin import PENDING_MAX, UNCLAIMED_MAX, AcknowledgedCommands, BadValue, Snapshot
 from hil.transport.modbus import WireError
 from hil.wire.registers import MAX_READ, RegisterMap
 
-#: Results kept for an op whose command acknowledgement has not been processed yet.
-UNCLAIMED_MAX = 8
-#: Commands awaiting their result (older ones are given up: their events never trigger).
-PENDING_MAX = 64
 #: Wall seconds between polls of an idle device (no command awaiting its result, not busy).
 IDLE_POLL_S = 0.05
 
@@ -87,7 +82,7 @@ def command_writes(rmap: RegisterMap, command: str, seq: int, args: dict[str, An
     return [("holding", a, w) for a, w in runs]
 
 
-class CommandedOpAdapter(ModbusAdapterBase):
+class CommandedOpAdapter(AcknowledgedCommands):
     """Commands ↔ results over a command device's map; subclasses give ``STATUS`` (points polled),
     ``DECLARATION`` (read once), ``START_KIND``/``START_ID``, ``_info`` and ``_result``."""
 
@@ -101,11 +96,6 @@ class CommandedOpAdapter(ModbusAdapterBase):
         super().__init__(*args, **kwargs)
         names = {p.name for p in self.map.points}
         self._blocks = self.map.read_blocks([n for n in self.STATUS if n in names])
-        # Commands ↔ ops (I/O thread only).
-        self._acked_id = 0  # the last op id the device accepted (from our commands or seen)
-        self._in_flight = 0  # command writes sent, not yet answered
-        self._pending: dict[int, simpy.Event] = {}
-        self._unclaimed: dict[int, Any] = {}
         # What the poller has reported (I/O thread only).
         self._result_id = 0  # the result judged last
         self._started: set[int] = set()  # ops whose start was reported
@@ -174,24 +164,8 @@ class CommandedOpAdapter(ModbusAdapterBase):
                 ev.succeed(result)
 
     # ----------------------------------------------------------- I/O thread
-    async def _command(self, writes: list[tuple[str, int, list[int]]], done: simpy.Event) -> None:
-        self._in_flight += 1
-        try:
-            for table, address, words in writes:
-                await self.cmd.write(table, address, words)
-        except BaseException:
-            self._in_flight -= 1
-            raise  # recorded as a wire_fault by ``submit``; ``done`` never triggers
-        self._in_flight -= 1
-        self._acked_id += 1
-        op = self._acked_id
-        self._wake.set()
-        if (result := self._unclaimed.pop(op, None)) is not None:
-            self.env.call_soon_threadsafe(lambda: done.triggered or done.succeed(result))
-        else:
-            self._pending[op] = done
-            while len(self._pending) > PENDING_MAX:
-                del self._pending[min(self._pending)]
+    def _acknowledged(self, op: int) -> None:
+        self._wake.set()  # poll now: the result is on its way
 
     async def _read_status(self, link) -> Snapshot:
         snap = Snapshot(self.map)

@@ -21,6 +21,8 @@ from hil.wire.registers import RegisterMap
 
 #: Rest reports kept for a spin whose command acknowledgement has not been processed yet.
 UNCLAIMED_MAX = 8
+#: Commands awaiting their result (older ones are given up: their events never trigger).
+PENDING_MAX = 64
 
 
 class BadValue(ValueError):
@@ -75,7 +77,43 @@ def command_words(rmap: RegisterMap, command: str, seq: int) -> list[tuple[str, 
     return [(c.table, c.address, cw), (s.table, s.address, sw)]
 
 
-class CommandedSpinAdapter(ModbusAdapterBase):
+class AcknowledgedCommands(ModbusAdapterBase):
+    """Commands ↔ the device's ids, for devices that count each accepted command (``spin_id``,
+    ``op_id``): each acknowledged command is the next id after the last one known; its event is
+    resolved by that id's result — at once if the poller saw the result first (``_unclaimed``),
+    else when it does (``_pending``). I/O thread only."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._acked_id = 0  # the last id the device accepted (from our commands or seen)
+        self._in_flight = 0  # command writes sent, not yet answered
+        self._pending: dict[int, simpy.Event] = {}
+        self._unclaimed: dict[int, Any] = {}
+
+    def _acknowledged(self, op: int) -> None:
+        """Hook: the device accepted the command that is its ``op``."""
+
+    async def _command(self, writes: list[tuple[str, int, list[int]]], done: simpy.Event) -> None:
+        self._in_flight += 1
+        try:
+            for table, address, words in writes:
+                await self.cmd.write(table, address, words)
+        except BaseException:
+            self._in_flight -= 1
+            raise  # recorded as a wire_fault by ``submit``; ``done`` never triggers
+        self._in_flight -= 1
+        self._acked_id += 1
+        op = self._acked_id
+        self._acknowledged(op)
+        if (result := self._unclaimed.pop(op, None)) is not None:
+            self.env.call_soon_threadsafe(lambda: done.triggered or done.succeed(result))
+        else:
+            self._pending[op] = done
+            while len(self._pending) > PENDING_MAX:
+                del self._pending[min(self._pending)]
+
+
+class CommandedSpinAdapter(AcknowledgedCommands):
     """Commands ↔ spins and the status poll; subclasses give ``STATUS`` and ``_track``."""
 
     STATUS: ClassVar[tuple[str, ...]]
@@ -83,11 +121,6 @@ class CommandedSpinAdapter(ModbusAdapterBase):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self._blocks = self.map.read_blocks([n for n in self.STATUS if n in {p.name for p in self.map.points}])
-        # Commands ↔ spins (I/O thread only).
-        self._acked_id = 0  # id of the last spin the device started (from our commands or seen)
-        self._in_flight = 0  # command writes sent, not yet answered
-        self._pending: dict[int, simpy.Event] = {}
-        self._unclaimed: dict[int, Any] = {}
         # What the poller has reported (I/O thread only).
         self._shown_id = 0
         self._stopped = True
@@ -118,21 +151,6 @@ class CommandedSpinAdapter(ModbusAdapterBase):
         for old in [i for i in self._pending if i < spin_id]:
             del self._pending[old]
 
-    async def _command(self, writes: list[tuple[str, int, list[int]]], done: simpy.Event) -> None:
-        self._in_flight += 1
-        try:
-            for table, address, words in writes:
-                await self.cmd.write(table, address, words)
-        except BaseException:
-            self._in_flight -= 1
-            raise  # recorded as a wire_fault by ``submit``; ``done`` never triggers
-        self._in_flight -= 1
-        self._acked_id += 1
-        spin_id = self._acked_id
-        if (stop := self._unclaimed.pop(spin_id, None)) is not None:
-            self.env.call_soon_threadsafe(lambda: done.triggered or done.succeed(stop))
-        else:
-            self._pending[spin_id] = done
 
     async def _read_status(self, link) -> Snapshot:
         snap = Snapshot(self.map)
