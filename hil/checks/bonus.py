@@ -41,6 +41,8 @@ TIME_RESOLUTION_S = 1e-9
 MIN_EXPECTED = 5.0
 #: boards of a game before the share showing a Double is tested
 MIN_DOUBLE_BOARDS = 100
+#: Crazy Time World stops before their uniformity is tested: 5 expected in each of the 64 sections
+MIN_CTW_STOPS = 5 * 64
 
 BOARD = "board"
 CROUPIER = "croupier"
@@ -1606,12 +1608,64 @@ class CoinFairness(Check):
         return "pass", f"{self.flips} flips consistent with a fair coin: smallest p = {worst:.3g}", m
 
 
+class CrazyTimeWorldStops(Check):
+    """§ 690.8(a): "Crazy Time World is a virtual wheel-based bonus game." (d): "the game presenter
+    shall start the wheel rotation by pressing the button. When the wheel stops spinning, the
+    multiplier indicated by the player's selected clapper shall constitute the winning payout odds."
+    A virtual wheel is a random selection: each of the 64 sections equally likely under a clapper
+    (the exact RTP of the Rules Submission assumes it).
+
+    Pearson's χ² of the section under the first clapper at every ``ctw_stop`` (respins included)
+    against the uniform 1/64, from ``MIN_CTW_STOPS`` stops (5 expected per section)."""
+
+    id = "CTW-690.8d-stop-chi2"
+    section = "§ 690.8(a), (d)"
+    title = "Crazy Time World: the virtual wheel stops on each of the 64 sections equally often (χ² test)"
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.counts: Counter[int] = Counter()
+        self.excluded = 0
+
+    def observe(self, rv):
+        self.rounds += 1
+        for e in rv.events:
+            if e.kind != "ctw_stop" or not isinstance(e.payload, dict):
+                continue
+            sections = e.payload.get("sections")
+            if isinstance(sections, list) and sections and isinstance(sections[0], int) \
+                    and 0 <= sections[0] < rb.CTW_SECTIONS:
+                self.counts[sections[0]] += 1
+            else:
+                self.excluded += 1
+
+    def verdict(self):
+        n = sum(self.counts.values())
+        m = [Measurement("stops", n, "stops", limit=f">= {MIN_CTW_STOPS} stops"),
+             Measurement("stops_excluded", self.excluded, "stops")]
+        if n < MIN_CTW_STOPS:
+            return "indeterminate", f"{n} Crazy Time World stops: too few for the χ² test (need {MIN_CTW_STOPS})", m
+        obs = [self.counts.get(k, 0) for k in range(rb.CTW_SECTIONS)]
+        s, d = pearson(obs, [n / rb.CTW_SECTIONS] * rb.CTW_SECTIONS)
+        p = float(stats.chi2.sf(s, d))
+        alpha = self.config.chi2_alpha
+        m += [Measurement("chi2", s, "1"), Measurement("dof", d, "1"),
+              Measurement("p_value", p, "1", limit=f">= {alpha}")]
+        if p < alpha:
+            top = max(range(rb.CTW_SECTIONS), key=lambda k: obs[k])
+            self.finding(0, None, f"χ² = {s:.1f} on {d} dof, p = {p:.3g} < {alpha}: the wheel does not stop "
+                         f"uniformly (section {top} under clapper 1 {obs[top]} times of {n}, expected "
+                         f"{n / rb.CTW_SECTIONS:.1f})")
+            return "fail", f"the virtual wheel's stops are not uniform (p = {p:.3g})", m
+        return "pass", f"{n} stops consistent with a uniform virtual wheel: p = {p:.3g}", m
+
+
 BONUS_CHECKS: tuple[type[Check], ...] = (
     CoinFlipMultipliers, CoinFlipOrder, CoinFlipRescue,
     CashHuntMultipliers, CashHuntOrder, CashHuntPerPlayer,
     PachinkoMultipliers, PachinkoDropZone, PachinkoDouble, PachinkoRescue, PachinkoOrder,
     CrazyTimeWorldWheel, CrazyTimeWorldCountdown, CrazyTimeWorldDouble,
-    PachinkoLandings, BoardValues, CoinFairness,
+    PachinkoLandings, BoardValues, CoinFairness, CrazyTimeWorldStops,
 )
 
 __all__ = ["BONUS_CHECKS", "BonusReplay", "Problem", "board_difference", "forced_result", "merge_sparse",

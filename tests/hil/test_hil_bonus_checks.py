@@ -581,3 +581,18 @@ def test_a_bonus_device_that_stops_answering_voids_the_round_and_refunds(tmp_pat
             assert void.sim_time - zone.sim_time >= 30 - 1e-6
     # the device's failure is the void rounds' story, not a regulation finding: the croupier did right
     assert not {c["id"] for c in result["checks"] if c["verdict"] == "fail"}
+
+
+def test_ctw_stops_uniformity():
+    """§ 690.8(a), (d): a virtual wheel stops on each section equally often."""
+    st = cb.CrazyTimeWorldStops
+
+    def stops(sections) -> RoundView:
+        r = Round("1")
+        for s in sections:
+            r.add("ctw_wheel", "ctw_stop", {"spin_id": 1, "sections": [s, (s + 3) % 64, (s + 6) % 64]})
+        return RoundView.of(1, r.events)
+
+    assert verdicts([stops(list(range(64)) * 8)], checks=[st])[st.id].verdict == "pass"
+    assert verdicts([stops(list(range(64)) * 6 + [0] * 100)], checks=[st])[st.id].verdict == "fail"
+    assert verdicts([stops(list(range(64)))], checks=[st])[st.id].verdict == "indeterminate"
