@@ -2,6 +2,8 @@
 
     croupier run [PATH ...] [--bench FILE] [--rules FILE] [--seed N] [--out DIR] [--jobs N]
     croupier rtp crazy-time [--rules FILE] [--json]
+    croupier rtp roulette-up --paytable A..E|P1..P7 --wheel single|double [--json]
+    croupier rtp roulette-x --paytable A|B --wheel single|double [--rules FILE] [--json]
     croupier check TRACE [--budget-s S]
     croupier traceability [--out FILE]
     croupier stub DEVICE (--modbus URL | --serial URL | --pty) [--param NAME=VALUE ...]
@@ -99,37 +101,97 @@ def run(
     raise typer.Exit(EXIT_OK if all(r["expectation_met"] for r in results) else EXIT_EXPECTATION)
 
 
+RTP_GAMES = ("crazy-time", "roulette-up", "roulette-x")
+WHEELS = {"single": "single-zero", "double": "double-zero"}
+
+
+def _rtp_table(title: str, entries: list[dict]) -> None:
+    table = Table(title=title)
+    cols = ["wager", "rtp", "rtp_exact", "method"] + (["rtp_long_run"] if any("rtp_long_run" in e for e in entries) else [])
+    for col in cols:
+        table.add_column(col)
+    for e in entries:
+        table.add_row(*[f"{e[c]:.4%}" if isinstance(e.get(c), float) else str(e.get(c, "")) for c in cols])
+    Console().print(table)
+
+
 @app.command()
 def rtp(
-    game: Annotated[str, typer.Argument(help="crazy-time")],
-    rules: Annotated[Optional[Path], typer.Option(help="Rules Submission TOML")] = None,
+    game: Annotated[str, typer.Argument(help="crazy-time | roulette-up | roulette-x")],
+    rules: Annotated[Optional[Path], typer.Option(help="Rules Submission TOML (crazy-time, roulette-x)")] = None,
+    paytable: Annotated[Optional[str], typer.Option(help="roulette-up: A..E, P1..P7; roulette-x: A | B")] = None,
+    wheel: Annotated[Optional[str], typer.Option(help="roulette: single | double (zero)")] = None,
     json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
-    """Exact return to player per wager under a Rules Submission."""
-    from hil.runner import load_rules
-    from rules.rtp import crazy_time_rtp
-
-    if game != "crazy-time":
-        sys.stderr.write(f"error: unknown game {game!r} (known: crazy-time)\n")
+    """Exact return to player per wager (Crazy Time, Roulette Up, Roulette X)."""
+    if game not in RTP_GAMES:
+        sys.stderr.write(f"error: unknown game {game!r} (known: {', '.join(RTP_GAMES)})\n")
         raise typer.Exit(EXIT_BAD_INPUT)
     try:
-        loaded = load_rules(rules)
+        doc = _rtp_doc(game, rules, paytable, wheel)
     except ConfigError as exc:
         raise _bad_input(exc) from None
-    wagers = crazy_time_rtp(loaded.submission)
-    doc = {"game": game,
-           "rules": {"name": loaded.submission.name, "source": loaded.source, "sha256": loaded.sha256,
-                     "schema": loaded.submission.schema_version},
-           "wagers": [w.to_json() for w in wagers]}
     if json:
         sys.stdout.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode() + "\n")
         return
-    table = Table(title=f"{game}: exact RTP under {loaded.submission.name}")
-    for col in ("wager", "RTP", "exact", "method"):
-        table.add_column(col)
-    for w in wagers:
-        table.add_row(w.wager, f"{float(w.rtp_exact):.4%}", str(w.rtp_exact), w.method)
-    Console().print(table)
+    name = (doc.get("rules") or {}).get("name")
+    _rtp_table(f"{game}: exact RTP" + (f" under {name}" if name else ""), doc["wagers"])
+
+
+def _rtp_doc(game: str, rules: Path | None, paytable: str | None, wheel: str | None) -> dict:
+    """The ``rtp`` JSON document of ``game``; bad options or files raise ``ConfigError``."""
+    if game == "crazy-time":
+        from hil.runner import load_rules
+        from rules.rtp import crazy_time_rtp
+
+        if paytable or wheel:
+            raise ConfigError("--paytable/--wheel", None, "", "crazy-time takes neither --paytable nor --wheel")
+        loaded = load_rules(rules)
+        return {"game": game,
+                "rules": {"name": loaded.submission.name, "source": loaded.source, "sha256": loaded.sha256,
+                          "schema": loaded.submission.schema_version},
+                "wagers": [w.to_json() for w in crazy_time_rtp(loaded.submission)]}
+    if wheel not in WHEELS:
+        raise ConfigError("--wheel", None, "", f"{game} needs --wheel single or --wheel double, not {wheel!r}")
+    if game == "roulette-up":
+        from rules.roulette_up import paytable as up_paytable, roulette_up_rtp
+
+        if rules is not None:
+            raise ConfigError("--rules", None, "", "roulette-up has no Rules Submission: its paytables are § 617b.4's")
+        try:
+            entries = roulette_up_rtp(up_paytable((paytable or "").removeprefix("P")), WHEELS[wheel])
+        except (KeyError, ValueError) as exc:
+            raise ConfigError("--paytable", None, "", f"unknown Roulette Up paytable {paytable!r}: {exc}") from None
+        return {"game": game, "paytable": paytable, "wheel": WHEELS[wheel], "wagers": [e.to_json() for e in entries]}
+    import hashlib
+    import importlib.resources
+
+    from rules.roulette_x import (ROULETTE_X_REFERENCE_RESOURCE, RouletteXError, parse_roulette_x_submission,
+                                  roulette_x_rtp)
+    from rules.submission import RulesSubmissionError
+
+    if rules is None:
+        source = f"embedded:rules/{ROULETTE_X_REFERENCE_RESOURCE}"
+        text = importlib.resources.files("rules").joinpath(ROULETTE_X_REFERENCE_RESOURCE).read_text(encoding="utf-8")
+    else:
+        from hil.config import read_text
+
+        source, text = str(rules), read_text(rules)
+    try:
+        sub = parse_roulette_x_submission(text, source)
+        if paytable is not None:
+            if paytable not in ("A", "B"):
+                raise RouletteXError(f"§ 617b.5: Roulette X has Paytables A and B, not {paytable!r}")
+            sub = sub.model_copy(update={"paytable": paytable})
+        entries = roulette_x_rtp(sub, WHEELS[wheel])
+    except RulesSubmissionError as exc:
+        raise ConfigError(exc.source, exc.line, exc.field, exc.message) from None
+    except (RouletteXError, ValueError) as exc:
+        raise ConfigError(source, None, "paytable", str(exc)) from None
+    return {"game": game, "paytable": sub.paytable, "wheel": WHEELS[wheel],
+            "rules": {"name": getattr(sub, "name", ""), "source": source,
+                      "sha256": hashlib.sha256(text.encode()).hexdigest(), "schema": sub.schema_version},
+            "wagers": [e.to_json() for e in entries]}
 
 
 @app.command()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from hil.cli import app
@@ -187,3 +188,35 @@ def test_check_command_rechecks_a_recorded_trace(tmp_path):
     res = runner.invoke(app, ["check", str(out / "traces" / "small.sqlite"), "--budget-s", "0.0001"])
     assert res.exit_code == 1
     assert runner.invoke(app, ["check", str(tmp_path / "nope.sqlite")]).exit_code == 2
+
+
+@pytest.mark.parametrize("wheel", ["single", "double"])
+@pytest.mark.parametrize("table", ["A", "B", "C", "D", "E", "P1", "P2", "P3", "P4", "P5", "P6", "P7"])
+def test_rtp_roulette_up_every_paytable(table, wheel):
+    res = runner.invoke(app, ["rtp", "roulette-up", "--paytable", table, "--wheel", wheel, "--json"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    (entry,) = doc["wagers"]
+    assert entry["method"] == "exact" and 0 < entry["rtp"] < 1
+    p, q = map(int, entry["rtp_exact"].split("/"))
+    assert abs(p / q - entry["rtp"]) < 1e-12
+    assert ("rtp_long_run" in entry) == table.startswith("P")
+    if table.startswith("P"):
+        assert entry["rtp_long_run"] > entry["rtp"]
+
+
+def test_rtp_roulette_x_paytables_and_the_single_zero_refusal():
+    for table, wheel in (("A", "single"), ("A", "double"), ("B", "double")):
+        res = runner.invoke(app, ["rtp", "roulette-x", "--paytable", table, "--wheel", wheel, "--json"])
+        assert res.exit_code == 0, res.output
+        doc = json.loads(res.stdout)
+        assert doc["paytable"] == table and [w["method"] for w in doc["wagers"]] == ["exact"]
+    res = runner.invoke(app, ["rtp", "roulette-x", "--paytable", "B", "--wheel", "single", "--json"])
+    assert res.exit_code == 2 and "617b.5" in res.output and "double-zero wheel only" in res.output
+
+
+@pytest.mark.parametrize("args", [["roulette-up", "--paytable", "A"], ["roulette-up", "--paytable", "Z", "--wheel", "single"],
+                                  ["crazy-time", "--wheel", "single"], ["baccarat"]])
+def test_rtp_bad_options_exit_2(args):
+    res = runner.invoke(app, ["rtp", *args, "--json"])
+    assert res.exit_code == 2, res.output
