@@ -19,8 +19,6 @@ drawn independently by the PAR's weights (two lit numbers may show the same payo
 
 from __future__ import annotations
 
-import re
-import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -29,12 +27,12 @@ from types import MappingProxyType
 from typing import Annotated, Any, ClassVar, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from rules.odds import ToOne
 from rules.roulette import Pocket, Wheel, parse_pocket, pockets
 from rules.rtp import WagerRtp
-from rules.submission import RulesSubmissionError, _line_of
+from rules.submission import parse_toml_model
 
 #: The packaged illustrative Roulette X Rules Submission, relative to the ``rules`` package.
 ROULETTE_X_REFERENCE_RESOURCE = "data/roulette_x_reference.toml"
@@ -242,25 +240,7 @@ class RouletteXSubmission(_Model):
 def parse_roulette_x_submission(text: str, source: str = "<string>") -> RouletteXSubmission:
     """Parse and validate a Roulette X Rules Submission; the first problem raises
     ``rules.submission.RulesSubmissionError`` (``source:line: field: message``)."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        where = re.search(r"\(at line (\d+), column \d+\)|\(at end of document\)", str(e))
-        line = int(where[1]) if where and where[1] else len(text.splitlines()) or None
-        raise RulesSubmissionError(source, "(TOML syntax)", line, str(e)) from None
-    try:
-        return RouletteXSubmission.model_validate(data)
-    except ValidationError as e:
-        first, more = e.errors()[0], e.error_count() - 1
-        path = tuple(str(p) for p in first["loc"] if p != "[key]")
-        message = "unknown key" if first["type"] == "extra_forbidden" else first["msg"].removeprefix("Value error, ")
-        if "[key]" in first["loc"]:
-            message = f"invalid key: {message}"
-        if first["type"] not in ("missing", "extra_forbidden") and not isinstance(first["input"], dict | list):
-            message += f" (found {first['input']!r})"
-        if more:
-            message += f" [and {more} more error{'s' * (more > 1)}]"
-        raise RulesSubmissionError(source, ".".join(path), _line_of(text, path), message) from None
+    return parse_toml_model(RouletteXSubmission, text, source)
 
 
 # --------------------------------------------------------------------------- the generator (sim)

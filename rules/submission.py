@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import tomllib
 from fractions import Fraction
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -23,6 +23,7 @@ from rules.pachinko import Lattice
 DEFAULT_RULES_RESOURCE = "data/crazy_time_reference.toml"
 
 _Positive = Annotated[int, Field(strict=True, gt=0)]
+M = TypeVar("M", bound=BaseModel)
 
 
 def _exact(value: Any) -> Any:
@@ -217,8 +218,9 @@ def _line_of(text: str, path: tuple[str, ...]) -> int | None:
     return None if found is None else found + 1
 
 
-def parse_rules_submission(text: str, source: str = "<string>") -> RulesSubmission:
-    """Parse and validate a Rules Submission; the first problem raises ``RulesSubmissionError``."""
+def parse_toml_model(model: type[M], text: str, source: str = "<string>") -> M:
+    """Parse TOML ``text`` into the pydantic ``model``; the first problem raises
+    ``RulesSubmissionError`` with its source, line and dotted field."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -226,7 +228,7 @@ def parse_rules_submission(text: str, source: str = "<string>") -> RulesSubmissi
         line = int(where[1]) if where and where[1] else len(text.splitlines()) or None
         raise RulesSubmissionError(source, "(TOML syntax)", line, str(e)) from None
     try:
-        return RulesSubmission.model_validate(data)
+        return model.model_validate(data)
     except ValidationError as e:
         first, more = e.errors()[0], e.error_count() - 1
         path = tuple(str(p) for p in first["loc"] if p != "[key]")
@@ -238,3 +240,8 @@ def parse_rules_submission(text: str, source: str = "<string>") -> RulesSubmissi
         if more:
             message += f" [and {more} more error{'s' * (more > 1)}]"
         raise RulesSubmissionError(source, ".".join(path), _line_of(text, path), message) from None
+
+
+def parse_rules_submission(text: str, source: str = "<string>") -> RulesSubmission:
+    """Parse and validate a Rules Submission; the first problem raises ``RulesSubmissionError``."""
+    return parse_toml_model(RulesSubmission, text, source)
