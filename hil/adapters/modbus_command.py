@@ -45,7 +45,6 @@ import simpy
 
 from devices.contracts import payload
 from hil.adapters.modbus_spin import PENDING_MAX, UNCLAIMED_MAX, AcknowledgedCommands, BadValue, Snapshot
-from hil.transport.modbus import WireError
 from hil.wire.registers import MAX_READ, RegisterMap
 
 #: Wall seconds between polls of an idle device (no command awaiting its result, not busy).
@@ -99,7 +98,6 @@ class CommandedOpAdapter(AcknowledgedCommands):
         # What the poller has reported (I/O thread only).
         self._result_id = 0  # the result judged last
         self._started: set[int] = set()  # ops whose start was reported
-        self._last_bad: str | None = None
         self._device_fault = False
         self._seq = 0
         self._busy = False  # the device showed ``busy`` at the last poll
@@ -155,24 +153,9 @@ class CommandedOpAdapter(AcknowledgedCommands):
         self.submit(self._command(writes, done))
         return done
 
-    def _deliver(self, out: list[tuple[str, dict[str, Any]]], resolve: list[tuple[simpy.Event, Any]]) -> None:
-        """In the simulation thread, in the order the poller saw things happen."""
-        for kind, data in out:
-            self.telemetry(self.name, kind, data)
-        for ev, result in resolve:
-            if not ev.triggered:
-                ev.succeed(result)
-
     # ----------------------------------------------------------- I/O thread
     def _acknowledged(self, op: int) -> None:
         self._wake.set()  # poll now: the result is on its way
-
-    async def _read_status(self, link) -> Snapshot:
-        snap = Snapshot(self.map)
-        for b in self._blocks:
-            words, _ = await link.read(b.table, b.start, b.count)
-            snap.add(b.points, b.start, words)
-        return snap
 
     async def _read_elements(self, name: str, n: int) -> list[Any]:
         """The first ``n`` elements of array point ``name``, in reads of at most 125 registers."""
@@ -211,26 +194,11 @@ class CommandedOpAdapter(AcknowledgedCommands):
                 await asyncio.wait_for(self._wake.wait(), IDLE_POLL_S)
             except TimeoutError:
                 pass
-        snap = await self._read_status(self.poller)
-        out: list[tuple[float, str, dict[str, Any]]] = []  # (device time, kind, payload)
-        resolve: list[tuple[simpy.Event, Any]] = []
-        bad: str | None = None
-        try:
-            await self._track(snap, out, resolve)
-        except BadValue as exc:
-            bad = str(exc)
-        except WireError:
-            raise  # the base records it and reconnects; what was seen so far is delivered below
-        except Exception as exc:  # a bug here must not stop the poller silently: record it
-            bad = f"{type(exc).__name__}: {exc}"
-        finally:
-            events = [(kind, data) for _, kind, data in sorted(out, key=lambda e: e[0])]
-            if bad is not None and bad != self._last_bad:
-                self.faults += 1
-                events.append(("wire_fault", {"kind": "bad_value", "detail": bad}))
-            self._last_bad = bad
-            if events or resolve:
-                self.env.call_soon_threadsafe(lambda: self._deliver(events, resolve))
+        await super().poll()
+
+    def _events(self, out: list) -> list[tuple[str, dict[str, Any]]]:
+        """``out`` holds (device time, kind, payload): delivered in device-time order."""
+        return [(kind, data) for _, kind, data in sorted(out, key=lambda e: e[0])]
 
     async def _track(self, snap: Snapshot, out: list, resolve: list) -> None:
         state, op, result_id = snap["state"], int(snap["op_id"]), int(snap["result_op_id"])

@@ -89,6 +89,7 @@ class AcknowledgedCommands(ModbusAdapterBase):
         self._in_flight = 0  # command writes sent, not yet answered
         self._pending: dict[int, simpy.Event] = {}
         self._unclaimed: dict[int, Any] = {}
+        self._last_bad: str | None = None  # the last bad value recorded (each distinct one once)
 
     def _acknowledged(self, op: int) -> None:
         """Hook: the device accepted the command that is its ``op``."""
@@ -112,6 +113,52 @@ class AcknowledgedCommands(ModbusAdapterBase):
             while len(self._pending) > PENDING_MAX:
                 del self._pending[min(self._pending)]
 
+    # ----------------------------------------------------------- the status poll (I/O thread)
+    async def _track(self, snap: Snapshot, out: list, resolve: list) -> None:
+        """Turn one poll's ``snap`` into telemetry (``out``) and events to resolve (``resolve``)."""
+        raise NotImplementedError
+
+    def _events(self, out: list) -> list[tuple[str, dict[str, Any]]]:
+        """``out`` as the (kind, payload) telemetry to deliver, in the order it happened."""
+        return out
+
+    async def _read_status(self, link) -> Snapshot:
+        snap = Snapshot(self.map)
+        for b in self._blocks:
+            words, _ = await link.read(b.table, b.start, b.count)
+            snap.add(b.points, b.start, words)
+        return snap
+
+    async def poll(self) -> None:
+        snap = await self._read_status(self.poller)
+        out: list = []
+        resolve: list[tuple[simpy.Event, Any]] = []
+        bad: str | None = None
+        try:
+            await self._track(snap, out, resolve)
+        except BadValue as exc:
+            bad = str(exc)
+        except WireError:
+            raise  # the base records it and reconnects; what was seen so far is delivered below
+        except Exception as exc:  # a bug here must not stop the poller silently: record it
+            bad = f"{type(exc).__name__}: {exc}"
+        finally:
+            events = self._events(out)
+            if bad is not None and bad != self._last_bad:
+                self.faults += 1
+                events.append(("wire_fault", {"kind": "bad_value", "detail": bad}))
+            self._last_bad = bad
+            if events or resolve:
+                self.env.call_soon_threadsafe(lambda: self._deliver(events, resolve))
+
+    def _deliver(self, out: list[tuple[str, dict[str, Any]]], resolve: list[tuple[simpy.Event, Any]]) -> None:
+        """In the simulation thread, in the order the poller saw things happen."""
+        for kind, data in out:
+            self.telemetry(self.name, kind, data)
+        for ev, result in resolve:
+            if not ev.triggered:
+                ev.succeed(result)
+
 
 class CommandedSpinAdapter(AcknowledgedCommands):
     """Commands ↔ spins and the status poll; subclasses give ``STATUS`` and ``_track``."""
@@ -124,7 +171,6 @@ class CommandedSpinAdapter(AcknowledgedCommands):
         # What the poller has reported (I/O thread only).
         self._shown_id = 0
         self._stopped = True
-        self._last_bad: str | None = None
         self._device_fault = False
         self._seq = 0
 
@@ -152,38 +198,3 @@ class CommandedSpinAdapter(AcknowledgedCommands):
             del self._pending[old]
 
 
-    async def _read_status(self, link) -> Snapshot:
-        snap = Snapshot(self.map)
-        for b in self._blocks:
-            words, _ = await link.read(b.table, b.start, b.count)
-            snap.add(b.points, b.start, words)
-        return snap
-
-    async def poll(self) -> None:
-        snap = await self._read_status(self.poller)
-        out: list[tuple[str, dict[str, Any]]] = []
-        resolve: list[tuple[simpy.Event, Any]] = []
-        bad: str | None = None
-        try:
-            await self._track(snap, out, resolve)
-        except BadValue as exc:
-            bad = str(exc)
-        except WireError:
-            raise  # the base records it and reconnects; what was seen so far is delivered below
-        except Exception as exc:  # a bug here must not stop the poller silently: record it
-            bad = f"{type(exc).__name__}: {exc}"
-        finally:
-            if bad is not None and bad != self._last_bad:
-                self.faults += 1
-                out.append(("wire_fault", {"kind": "bad_value", "detail": bad}))
-            self._last_bad = bad
-            if out or resolve:
-                self.env.call_soon_threadsafe(lambda: self._deliver(out, resolve))
-
-    def _deliver(self, out: list[tuple[str, dict[str, Any]]], resolve: list[tuple[simpy.Event, Any]]) -> None:
-        """In the simulation thread, in the order the poller saw things happen."""
-        for kind, data in out:
-            self.telemetry(self.name, kind, data)
-        for ev, stop in resolve:
-            if not ev.triggered:
-                ev.succeed(stop)
