@@ -319,6 +319,76 @@ class LockoutCounter(Protocol):
         ...
 
 
+# --------------------------------------------------------------------------- roulette (§§ 617b.4–617b.5)
+# A pocket is an ``int`` 0–36 or the string ``"00"`` (``rules.roulette.Pocket``): "00" is announced and
+# written as a string, and cannot be compared with an ``int`` by accident.
+@dataclass(frozen=True)
+class BallResult:
+    """One spin of the Roulette ball as the wheel reports it (telemetry kind ``ball_result``).
+
+    The number is the pocket the ball comes to rest in (§ 617a.5(c), as used by § 617b.4(f) and
+    § 617b.5(e)). ``misspin`` is the rig's policy, not the regulation's (§ 617b does not define a
+    misspin): the ball was not launched, or made fewer revolutions on the rim than the bench's minimum
+    (3 by default); the controller voids and respins it."""
+
+    spin_id: int
+    pocket: int | str  # 0–36, or "00" on a double zero wheel
+    pocket_index: int  # position on the wheel: index into device_info's ``pockets`` (clockwise from 0)
+    ball_revolutions: float  # turns the ball made on the rim, launch to drop (0 if never launched)
+    rotor_direction: Direction  # the ball runs the other way
+    misspin: bool
+    launch_speed_rps: float  # ball speed on the rim at launch, rev/s (0 if never launched)
+    rotor_speed_rps: float  # rotor speed at launch, rev/s
+    start_time_s: float  # device clock: the spin command reached the wheel
+    launch_time_s: float | None  # the ball left the launcher (None: launch failure)
+    drop_time_s: float | None  # the ball left the rim (None: never launched)
+    stop_time_s: float  # the ball at rest in ``pocket``
+
+
+@runtime_checkable
+class RouletteWheel(Protocol):
+    """An automatic Roulette wheel with its ball launcher (§§ 617b.4(a), 617b.5(c)).
+
+    Telemetry kinds: ``device_info`` (once, at bench start: ``model``, ``wheel`` "single-zero" |
+    "double-zero", ``pockets``: the numbers in their order around the wheel, clockwise from 0),
+    ``ball_launch`` (``spin_id``, ``rotor_direction``, ``launch_speed_rps``, ``device_time_s``),
+    ``ball_drop`` (the ball leaves the rim: ``spin_id``, ``ball_revolutions``, ``device_time_s``),
+    ``ball_result`` (the ``BallResult`` fields).
+    """
+
+    name: str
+
+    def spin(self) -> simpy.Event:
+        """Start the rotor and launch the ball now; succeeds with ``BallResult`` at rest."""
+        ...
+
+
+@dataclass(frozen=True)
+class Illumination:
+    """The Roulette X multipliers the random number generator selected and lit (telemetry kind
+    ``illumination``), § 617b.5(d): between 2 and 5 numbers, each with its increased payout."""
+
+    illumination_id: int
+    numbers: tuple[int | str, ...]  # the lit numbers (pockets), in the order drawn
+    multipliers: tuple[int, ...]  # the "N to 1" payout shown on each (N), same order
+    device_time_s: float  # when the generator drew them (§ 617b.5(d): after all wagers are placed)
+
+
+@runtime_checkable
+class MultiplierIlluminator(Protocol):
+    """The Roulette X random number generator with the layout's multiplier lights (§ 617b.5(b), (d)).
+
+    Telemetry kinds: ``device_info`` (``wheel``, ``paytable``, ``multipliers``: the paytable's
+    payouts), ``illumination`` (the ``Illumination`` fields), reported when lit.
+    """
+
+    name: str
+
+    def illuminate(self) -> simpy.Event:
+        """Initiate the generator now; succeeds with ``Illumination`` once the numbers are lit."""
+        ...
+
+
 def payload(result: object) -> dict[str, Any]:
     """A result dataclass as a telemetry payload. The results above are flat (no nested
     dataclasses), so a shallow copy suffices — ``dataclasses.asdict`` deep-copies and costs
