@@ -30,11 +30,11 @@ from typing import Any, ClassVar
 import simpy
 from pymodbus.constants import ExcCodes
 
-from firmware_stubs.modbus import ModelClock, RegisterImage
+from firmware_stubs.modbus import ModelClock, RegisterImage, ShownValues
 from hil.wire.registers import RegisterMap
 
 
-class CommandGlue:
+class CommandGlue(ShownValues):
     """Binds a command device's model to its register map (``DeviceGlue``); subclasses give
     ``execute`` and ``result_fields`` and build ``self.model`` with ``self._model_telemetry``."""
 
@@ -61,10 +61,6 @@ class CommandGlue:
         p = self.map.point(name)
         one = p.enum[min(p.enum)] if p.enum else 0
         return [one] * p.count if p.count > 1 else one
-
-    def _set(self, **values: Any) -> None:
-        self._values.update(values)
-        self._dirty.update(values)
 
     def _model_telemetry(self, device: str, kind: str, payload: dict[str, Any]) -> None:
         # Looked up per message, so a test (or a trace tap) may wrap ``glue.telemetry``.
@@ -104,12 +100,6 @@ class CommandGlue:
         if op == self._values["op_id"]:
             fields["state"] = "done"
         self._set(**fields)
-
-    def refresh(self, image: RegisterImage) -> None:
-        for name in self._dirty:
-            image.set(name, self._values[name])
-        self._dirty.clear()
-        image.set("device_clock_ns", self.clock.ns())
 
     # ------------------------------------------------------------- commands
     def on_write(self, name: str, value: Any, image: RegisterImage) -> ExcCodes | None:

@@ -95,6 +95,27 @@ class DeviceGlue(Protocol):
         ...
 
 
+class ShownValues:
+    """What a glue shows in its registers: ``_values`` by point name, set as the model reports
+    (``_set``) and written into the image at the next request — only the points that changed —
+    with the device clock (``refresh``). A glue sets ``_values``, ``_dirty`` (initially every
+    point) and ``clock``."""
+
+    _values: dict[str, Any]
+    _dirty: set[str]
+    clock: ModelClock
+
+    def _set(self, **values: Any) -> None:
+        self._values.update(values)
+        self._dirty.update(values)
+
+    def refresh(self, image: RegisterImage) -> None:
+        for name in self._dirty:
+            image.set(name, self._values[name])
+        self._dirty.clear()
+        image.set("device_clock_ns", self.clock.ns())
+
+
 class ModbusStub:
     """Serves ``glue``'s model over Modbus with the register map ``rmap``."""
 

@@ -18,13 +18,13 @@ import numpy as np
 from pymodbus.constants import ExcCodes
 
 from devices.money_wheel import MoneyWheelParams, MoneyWheelSim
-from firmware_stubs.modbus import ModelClock, RegisterImage
+from firmware_stubs.modbus import ModelClock, RegisterImage, ShownValues
 from hil.wire.registers import RegisterMap
 
 _DIRECTION = {"spin_cw": "cw", "spin_ccw": "ccw"}
 
 
-class MoneyWheelGlue:
+class MoneyWheelGlue(ShownValues):
     """Binds ``MoneyWheelSim`` to a money-wheel register map (``DeviceGlue``).
 
     Telemetry → registers (device clock ns = model seconds × 1e9, ``ModelClock.ns``):
@@ -75,10 +75,6 @@ class MoneyWheelGlue:
                             sections=list(info.sections) + [pad] * (capacity - len(info.sections)))
         self._dirty |= {"diameter_mm", "section_count", "sections"}
 
-    def _set(self, **values: Any) -> None:
-        self._values.update(values)
-        self._dirty.update(values)
-
     # ------------------------------------------------------------- model → image
     def telemetry(self, _device: str, kind: str, payload: dict[str, Any]) -> None:
         shown = self._values["spin_id"]
@@ -104,12 +100,6 @@ class MoneyWheelGlue:
                       peg_count=payload["pegs_passed"], duration_us=round(payload["duration_s"] * 1e6),
                       spin_start_ns=self.clock.ns(payload["start_time_s"]),
                       stop_ns=self.clock.ns(payload["stop_time_s"]))
-
-    def refresh(self, image: RegisterImage) -> None:
-        for name in self._dirty:
-            image.set(name, self._values[name])
-        self._dirty.clear()
-        image.set("device_clock_ns", self.clock.ns())
 
     # ------------------------------------------------------------- commands
     def on_write(self, name: str, value: Any, image: RegisterImage) -> ExcCodes | None:

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from devices.top_slot import TopSlotParams, TopSlotSim
-from firmware_stubs.modbus import ModelClock, RegisterImage
+from firmware_stubs.modbus import ModelClock, RegisterImage, ShownValues
 from hil.wire.registers import RegisterMap
 from rules.submission import DEFAULT_RULES_RESOURCE, TopSlotPar, parse_rules_submission
 
@@ -33,7 +33,7 @@ def load_par(path: str | Path | None = None) -> TopSlotPar:
     return parse_rules_submission(text, source).top_slot
 
 
-class TopSlotGlue:
+class TopSlotGlue(ShownValues):
     """Binds ``TopSlotSim`` to a top-slot register map (``DeviceGlue``).
 
     Telemetry → registers (device clock ns = model seconds × 1e9, ``ModelClock.ns``):
@@ -61,10 +61,6 @@ class TopSlotGlue:
         # Looked up per message, so a test (or a trace tap) may wrap ``glue.telemetry``.
         self.model = TopSlotSim(clock.env, params, par, rng, lambda d, k, p: self.telemetry(d, k, p))
 
-    def _set(self, **values: Any) -> None:
-        self._values.update(values)
-        self._dirty.update(values)
-
     # ------------------------------------------------------------- model → image
     def telemetry(self, _device: str, kind: str, payload: dict[str, Any]) -> None:
         shown = self._values["spin_id"]
@@ -75,12 +71,6 @@ class TopSlotGlue:
                       multiplier=payload["multiplier"], aligned=payload["aligned"],
                       reel1_steps=payload["reel1_steps"], reel2_steps=payload["reel2_steps"],
                       start_ns=self.clock.ns(payload["start_time_s"]), stop_ns=self.clock.ns(payload["stop_time_s"]))
-
-    def refresh(self, image: RegisterImage) -> None:
-        for name in self._dirty:
-            image.set(name, self._values[name])
-        self._dirty.clear()
-        image.set("device_clock_ns", self.clock.ns())
 
     # ------------------------------------------------------------- commands
     def on_write(self, name: str, value: Any, image: RegisterImage) -> None:

@@ -163,34 +163,21 @@ def _rtp_doc(game: str, rules: Path | None, paytable: str | None, wheel: str | N
         except (KeyError, ValueError) as exc:
             raise ConfigError("--paytable", None, "", f"unknown Roulette Up paytable {paytable!r}: {exc}") from None
         return {"game": game, "paytable": paytable, "wheel": WHEELS[wheel], "wagers": [e.to_json() for e in entries]}
-    import hashlib
-    import importlib.resources
-
+    from hil.runner import load_submission
     from rules.roulette_x import (ROULETTE_X_REFERENCE_RESOURCE, RouletteXError, parse_roulette_x_submission,
                                   roulette_x_rtp)
-    from rules.submission import RulesSubmissionError
 
-    if rules is None:
-        source = f"embedded:rules/{ROULETTE_X_REFERENCE_RESOURCE}"
-        text = importlib.resources.files("rules").joinpath(ROULETTE_X_REFERENCE_RESOURCE).read_text(encoding="utf-8")
-    else:
-        from hil.config import read_text
-
-        source, text = str(rules), read_text(rules)
+    sub, source, sha256 = load_submission(rules, ROULETTE_X_REFERENCE_RESOURCE, parse_roulette_x_submission)
     try:
-        sub = parse_roulette_x_submission(text, source)
         if paytable is not None:
             if paytable not in ("A", "B"):
                 raise RouletteXError(f"§ 617b.5: Roulette X has Paytables A and B, not {paytable!r}")
             sub = sub.model_copy(update={"paytable": paytable})
         entries = roulette_x_rtp(sub, WHEELS[wheel])
-    except RulesSubmissionError as exc:
-        raise ConfigError(exc.source, exc.line, exc.field, exc.message) from None
     except (RouletteXError, ValueError) as exc:
         raise ConfigError(source, None, "paytable", str(exc)) from None
     return {"game": game, "paytable": sub.paytable, "wheel": WHEELS[wheel],
-            "rules": {"name": getattr(sub, "name", ""), "source": source,
-                      "sha256": hashlib.sha256(text.encode()).hexdigest(), "schema": sub.schema_version},
+            "rules": {"name": sub.name, "source": source, "sha256": sha256, "schema": sub.schema_version},
             "wagers": [e.to_json() for e in entries]}
 
 

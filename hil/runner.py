@@ -13,6 +13,7 @@ import os
 import time
 import traceback
 import zlib
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,18 +40,25 @@ class LoadedRules:
     sha256: str
 
 
-def load_rules(path: Path | None = None) -> LoadedRules:
-    """The Rules Submission at ``path``, or the default one shipped with ``rules``."""
+def load_submission(path: Path | None, resource: str, parse: Callable[[str, str], Any]) -> tuple[Any, str, str]:
+    """A Rules Submission parsed by ``parse(text, source)`` from ``path``, or the packaged
+    ``rules/<resource>``: (submission, source, sha256 of the text). A bad file raises
+    ``ConfigError`` (source, line, field)."""
     if path is None:
-        source = f"embedded:rules/{DEFAULT_RULES_RESOURCE}"
-        text = importlib.resources.files("rules").joinpath(DEFAULT_RULES_RESOURCE).read_text(encoding="utf-8")
+        source = f"embedded:rules/{resource}"
+        text = importlib.resources.files("rules").joinpath(resource).read_text(encoding="utf-8")
     else:
         source, text = str(path), read_text(path)
     try:
-        sub = parse_rules_submission(text, source)
+        sub = parse(text, source)
     except RulesSubmissionError as exc:
         raise ConfigError(exc.source, exc.line, exc.field, exc.message) from None
-    return LoadedRules(sub, source, hashlib.sha256(text.encode()).hexdigest())
+    return sub, source, hashlib.sha256(text.encode()).hexdigest()
+
+
+def load_rules(path: Path | None = None) -> LoadedRules:
+    """The Crazy Time Rules Submission at ``path``, or the default one shipped with ``rules``."""
+    return LoadedRules(*load_submission(path, DEFAULT_RULES_RESOURCE, parse_rules_submission))
 
 
 def effective_seed(scenario_seed: int, name: str, override: int | None) -> int:
