@@ -31,7 +31,6 @@ import random
 from collections.abc import Callable, Generator
 from typing import Any
 
-import numpy as np
 import simpy
 
 from devices.contracts import BoardDraw, BoardShown, CoinFlipResult, CtwStop, PuckLanding
@@ -50,8 +49,8 @@ class BonusVoid(Exception):
 
 class BonusCroupier:
     def __init__(self, env: simpy.Environment, devices: Devices, say: Say, scenario: Scenario,
-                 rng: np.random.Generator, prng: random.Random) -> None:
-        self.env, self.dev, self.say, self.sc, self.rng, self.prng = env, devices, say, scenario, rng, prng
+                 prng: random.Random) -> None:
+        self.env, self.dev, self.say, self.sc, self.prng = env, devices, say, scenario, prng
         self.faults = scenario.croupier_faults
         self.stats = {"coin-flip": 0, "cash-hunt": 0, "pachinko": 0, "crazy-time": 0, "void": 0}
 
@@ -91,7 +90,7 @@ class BonusCroupier:
         self.say("bonus_result", {"game": str(game), "values": {str(s): v for s, v in sorted(values.items())}})
         return values
 
-    def _board(self, game: Spot, multiplier: int, before_play: bool = True):
+    def _board(self, game: Spot, multiplier: int):
         """Generate the board; apply the Top Slot multiplier (always, 1 included, so the order
         of § 690.5(e) / 690.6(g) / 690.7(f) / 690.8(f) is on record in every game)."""
         board = self._device("board")

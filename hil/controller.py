@@ -61,7 +61,7 @@ class CrazyTimeController:
         pr = scenario.lockout.probe
         self.search = BoundarySearch.for_budget(scenario.lockout.budget_s, pr.step_s, pr.presses) if pr else None
         self.probe_answers: list[tuple[float, bool]] = []
-        self.bonus = BonusCroupier(env, devices, self._say, scenario, rng, self.prng)
+        self.bonus = BonusCroupier(env, devices, self._say, scenario, self.prng)
 
     def _say(self, kind: str, payload: dict | None = None) -> None:
         self.trace.record(CROUPIER, kind, payload)

@@ -64,7 +64,7 @@ def _play(sub, spot: Spot, games: int, seed: int, board_params: MultiplierBoardP
         ctw_wheel=CtwWheelSim(env, CtwWheelParams(), rngs[3], sink),
     )
     sc = Scenario.model_validate({"schema": 1, "name": "crosscheck", "game": "crazy-time", "seed": seed, "rounds": 1})
-    croupier = BonusCroupier(env, devices, lambda *_a: None, sc, rngs[4], random.Random(seed))
+    croupier = BonusCroupier(env, devices, lambda *_a: None, sc, random.Random(seed))
     mdist = _multiplier_distribution(sub, spot)
     ms, ps = list(mdist), np.array([float(p) for p in mdist.values()])
     draw = rngs[5].choice(len(ms), size=games, p=ps / ps.sum())
