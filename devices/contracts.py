@@ -334,7 +334,9 @@ class BallResult:
     spin_id: int
     pocket: int | str  # 0–36, or "00" on a double zero wheel
     pocket_index: int  # position on the wheel: index into device_info's ``pockets`` (clockwise from 0)
-    ball_revolutions: float  # turns the ball made on the rim, launch to drop (0 if never launched)
+    #: turns the ball made on the rim, launch to drop (0 if never launched; None if the wheel does
+    #: not report it — the vendor serial protocol: its own misspin judgement is ``misspin``)
+    ball_revolutions: float | None
     rotor_direction: Direction  # the ball runs the other way
     misspin: bool
     launch_speed_rps: float  # ball speed on the rim at launch, rev/s (0 if never launched)

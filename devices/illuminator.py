@@ -16,6 +16,7 @@ draw for draw.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 import simpy
@@ -32,6 +33,8 @@ class IlluminatorParams:
     #: pydantic (the bench) validates these from TOML/YAML and refuses unknown keys.
     __pydantic_config__ = {"extra": "forbid"}
 
+    wheel: Literal["single-zero", "double-zero"] = "single-zero"
+    """The wheel of the table the generator serves (§ 617b.5(c)); its numbers are the ones lit."""
     illuminate_s: float = 1.5
     """From the command to the multipliers being lit (the layout's light animation)."""
 
@@ -71,14 +74,15 @@ class IlluminatorSim:
     """SimPy model of the Roulette X generator implementing ``devices.contracts.MultiplierIlluminator``.
 
     ``rules`` is the ``RouletteXSubmission`` whose selected paytable and PAR it draws from; ``wheel``
-    the wheel in use (a paytable the wheel is not authorized for is refused, § 617b.5(g))."""
+    the wheel in use, ``params.wheel`` when None (a paytable the wheel is not authorized for is
+    refused, § 617b.5(g))."""
 
     def __init__(self, env: simpy.Environment, params: IlluminatorParams, rules: RouletteXSubmission,
-                 wheel: Wheel | str, rng: np.random.Generator, telemetry: Telemetry,
+                 wheel: Wheel | str | None, rng: np.random.Generator, telemetry: Telemetry,
                  name: str = "illuminator") -> None:
         self.env, self.params, self.rules, self.rng = env, params, rules, rng
         self.telemetry, self.name = telemetry, name
-        self.wheel = Wheel(wheel)
+        self.wheel = Wheel(params.wheel if wheel is None else wheel)
         self.paytable = paytable_for(rules.paytable, self.wheel)
         par = rules.par_for()
         self._counts, cw = zip(*par.lit_count_weights.items(), strict=True)
