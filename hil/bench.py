@@ -1,7 +1,8 @@
 """The bench: which implementation stands behind each device role, and its parameters.
 
-A bench file is versioned TOML. Each device role (``wheel``, ``top_slot``, ``wagering``)
-names its ``kind`` — ``"sim"`` (a SimPy model from ``devices``) or, from the real-device path
+A bench file is versioned TOML. Each device role (Crazy Time: ``wheel``, ``top_slot``,
+``wagering`` and the bonus games' devices; a Roulette table: ``ball_wheel``, ``illuminator``,
+``roulette_wagering``) names its ``kind`` — ``"sim"`` (a SimPy model from ``devices``) or, from the real-device path
 issue on, ``"modbus"`` / ``"serial"`` — and its parameters. Swapping a simulated device for the
 real one is one line. Sim parameters are the model's frozen params dataclass, validated here
 with pydantic so a typo fails at load with file, line and field.
@@ -24,17 +25,21 @@ import simpy
 
 from devices.coin_flipper import CoinFlipperParams, CoinFlipperSim
 from devices.contracts import (CoinFlipper, CrazyTimeWorldWheel, LockoutCounter, MoneyWheel, MultiplierBoard,
-                               PachinkoBoard, Telemetry, TopSlot, WageringDevice)
+                               MultiplierIlluminator, PachinkoBoard, RouletteWheel, Telemetry, TopSlot,
+                               WageringDevice)
 from devices.ctw_wheel import CtwWheelParams, CtwWheelSim
+from devices.illuminator import IlluminatorParams, IlluminatorSim
 from devices.money_wheel import MoneyWheelParams, MoneyWheelSim
 from devices.multiplier_board import MultiplierBoardParams, MultiplierBoardSim
 from devices.pachinko import PachinkoParams, PachinkoSim
+from devices.roulette_wheel import RouletteWheelParams, RouletteWheelSim
 from devices.top_slot import TopSlotParams, TopSlotSim
 from devices.wagering import WageringParams, WageringSim
 from hil.config import ConfigError, dotted, parse_toml, read_text, validate
 from hil.wire.url import ModbusUrl
 from hil.transport.visa import CounterConfig
 from hil.wire.registers import default_map, load_register_map
+from rules.roulette_x import RouletteXSubmission
 from rules.submission import RulesSubmission
 
 #: The base game's device roles: a bench file must name each.
@@ -42,8 +47,15 @@ BASE_ROLES = ("wheel", "top_slot", "wagering")
 #: The bonus games' device roles (§§ 690.5–690.8): a bench file that leaves one out gets its
 #: SimPy model with default parameters (a lab testing a real wheel keeps simulated bonus devices).
 BONUS_ROLES = ("board", "coin_flipper", "pachinko", "ctw_wheel")
-ROLES = BASE_ROLES + BONUS_ROLES
-Role = Literal["wheel", "top_slot", "wagering", "board", "coin_flipper", "pachinko", "ctw_wheel"]
+#: A Roulette table's device roles (§§ 617b.4–617b.5): the ball wheel, the Roulette X illuminator and
+#: the wagering device with the dealer's lock-out (the Roulette Up progressive's, § 617b.4(c)).
+ROULETTE_ROLES = ("ball_wheel", "illuminator", "roulette_wagering")
+#: Every role, in the order their seeds are spawned (new roles are appended: old streams unchanged).
+ROLES = BASE_ROLES + BONUS_ROLES + ROULETTE_ROLES
+#: The roles a game's scenarios use (only those are built for a scenario).
+GAME_ROLES = {"crazy-time": BASE_ROLES + BONUS_ROLES, "roulette": ROULETTE_ROLES}
+Role = Literal["wheel", "top_slot", "wagering", "board", "coin_flipper", "pachinko", "ctw_wheel",
+               "ball_wheel", "illuminator", "roulette_wagering"]
 
 #: role -> (sim model name, params dataclass)
 SIM_MODELS: dict[str, tuple[str, type]] = {
@@ -54,6 +66,9 @@ SIM_MODELS: dict[str, tuple[str, type]] = {
     "coin_flipper": ("coin-flipper", CoinFlipperParams),
     "pachinko": ("pachinko-board", PachinkoParams),
     "ctw_wheel": ("crazy-time-world-wheel", CtwWheelParams),
+    "ball_wheel": ("roulette-wheel", RouletteWheelParams),
+    "illuminator": ("illuminator", IlluminatorParams),
+    "roulette_wagering": ("wagering", WageringParams),
 }
 
 DEFAULT_BENCH_RESOURCE = "data/default_bench.toml"
@@ -104,15 +119,9 @@ class BenchConfig(pydantic.BaseModel):
     #: optional instruments: ``lockout_counter`` (a VISA time-interval counter, docs/wire/visa-counter.md)
     instruments: dict[Literal["lockout_counter"], CounterConfig] = {}
 
-    @pydantic.model_validator(mode="after")
-    def _all_roles(self) -> BenchConfig:
-        missing = [r for r in BASE_ROLES if r not in self.devices]
-        if missing:
-            raise ValueError(f"missing device role(s): {', '.join(missing)}")
-        return self
-
     def device(self, role: str) -> DeviceConfig:
-        """The role's configuration; a bonus role the file leaves out is its default SimPy model."""
+        """The role's configuration; a role the file leaves out is its default SimPy model (a lab
+        testing a real roulette wheel needs no Crazy Time devices in its bench file)."""
         return self.devices.get(role) or DeviceConfig(kind="sim")
 
     @property
@@ -205,6 +214,9 @@ class Devices:
     coin_flipper: CoinFlipper | None = None
     pachinko: PachinkoBoard | None = None
     ctw_wheel: CrazyTimeWorldWheel | None = None
+    ball_wheel: RouletteWheel | None = None
+    illuminator: MultiplierIlluminator | None = None
+    roulette_wagering: WageringDevice | None = None
     lockout_counter: LockoutCounter | None = None
 
 
@@ -217,7 +229,8 @@ def _relative(path: str, source: str) -> Path:
 #: role -> the device kind name of its register map and stub
 MAP_DEVICE = {"wheel": "money-wheel", "top_slot": "top-slot", "wagering": "wagering",
               "board": "multiplier-board", "coin_flipper": "coin-flipper", "pachinko": "pachinko-board",
-              "ctw_wheel": "crazy-time-world-wheel"}
+              "ctw_wheel": "crazy-time-world-wheel", "ball_wheel": "roulette-wheel", "illuminator": "illuminator",
+              "roulette_wagering": "wagering"}
 #: (role, kind) -> "module:Class" of the adapter implementing the role's Protocol
 ADAPTERS = {
     ("wheel", "modbus"): "hil.adapters.modbus_money_wheel:ModbusMoneyWheel",
@@ -227,10 +240,21 @@ ADAPTERS = {
     ("coin_flipper", "modbus"): "hil.adapters.modbus_coin_flipper:ModbusCoinFlipper",
     ("pachinko", "modbus"): "hil.adapters.modbus_pachinko:ModbusPachinkoBoard",
     ("ctw_wheel", "modbus"): "hil.adapters.modbus_ctw_wheel:ModbusCtwWheel",
+    ("illuminator", "modbus"): "hil.adapters.modbus_illuminator:ModbusIlluminator",
+    ("roulette_wagering", "modbus"): "hil.adapters.modbus_wagering:ModbusWageringDevice",
     ("wheel", "serial"): "hil.adapters.serial_money_wheel:SerialMoneyWheel",
     ("top_slot", "serial"): "hil.adapters.serial_top_slot:SerialTopSlot",
     ("wagering", "serial"): "hil.adapters.serial_wagering:SerialWageringDevice",
+    ("roulette_wagering", "serial"): "hil.adapters.serial_wagering:SerialWageringDevice",
+    # the vendor's line protocol (docs/wire/slingshot-roulette.md), not the project's frames
+    ("ball_wheel", "serial"): "hil.adapters.serial_roulette_wheel:SlingshotRouletteWheel",
 }
+
+
+def _need(roulette_x: RouletteXSubmission | None) -> RouletteXSubmission:
+    if roulette_x is None:
+        raise ValueError("the Roulette X illuminator needs the Roulette X Rules Submission")
+    return roulette_x
 
 
 @dataclass
@@ -252,15 +276,18 @@ def build_devices(
     seeds: np.random.SeedSequence,
     telemetry: Telemetry,
     io: Any = None,
+    roles: tuple[str, ...] = GAME_ROLES["crazy-time"],
+    roulette_x: RouletteXSubmission | None = None,
 ) -> Built:
-    """Instantiate each role: a SimPy model, or an adapter to the real device over ``io`` (an
-    ``IoLoop``). A stub with a ``control`` endpoint is first configured with the scenario's
-    params and fault knobs (and a seed), so a fault scenario runs the same on a stub."""
+    """Instantiate each of ``roles``: a SimPy model, or an adapter to the real device over ``io``
+    (an ``IoLoop``). A stub with a ``control`` endpoint is first configured with the scenario's
+    params and fault knobs (and a seed), so a fault scenario runs the same on a stub. The
+    illuminator draws from ``roulette_x`` (the Roulette X Rules Submission)."""
     cfg = bench.config
     role_seeds = dict(zip(ROLES, seeds.spawn(len(ROLES))))
     built = Built(Devices(None, None, None), {}, [])  # type: ignore[arg-type]
     try:
-        for role in ROLES:
+        for role in roles:
             dev = cfg.device(role)
             if dev.kind == "sim":
                 p = sim_params(role, dev.params, overrides.get(role, {}))
@@ -271,7 +298,11 @@ def build_devices(
                          "board": lambda: MultiplierBoardSim(env, p, rules, rng, telemetry, name=role),
                          "coin_flipper": lambda: CoinFlipperSim(env, p, rng, telemetry, name=role),
                          "pachinko": lambda: PachinkoSim(env, p, rng, telemetry, name=role),
-                         "ctw_wheel": lambda: CtwWheelSim(env, p, rng, telemetry, name=role)}[role]()
+                         "ctw_wheel": lambda: CtwWheelSim(env, p, rng, telemetry, name=role),
+                         "ball_wheel": lambda: RouletteWheelSim(env, p, rng, telemetry, name=role),
+                         "illuminator": lambda: IlluminatorSim(env, p, _need(roulette_x), None, rng, telemetry,
+                                                               name=role),
+                         "roulette_wagering": lambda: WageringSim(env, p, rng, telemetry, name=role)}[role]()
                 setattr(built.devices, role, model)
                 built.params[role] = dataclasses.asdict(p)
                 continue
@@ -280,7 +311,8 @@ def build_devices(
 
                 ss = role_seeds[role]  # the stub's model draws exactly what the SimPy model would
                 seed = {"entropy": ss.entropy, "spawn_key": list(ss.spawn_key)}
-                built.params[role] = configure_stub(dev.control, overrides.get(role, {}), seed, rules)
+                stub_rules = _need(roulette_x) if role == "illuminator" else rules
+                built.params[role] = configure_stub(dev.control, overrides.get(role, {}), seed, stub_rules)
             else:
                 built.params[role] = {"kind": dev.kind, "url": dev.url}
             module, cls = ADAPTERS[(role, dev.kind)].split(":")

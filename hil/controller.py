@@ -21,11 +21,12 @@ The controller decides from what the devices report; it never writes a verdict. 
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 import numpy as np
 import simpy
 
-from devices.contracts import PressAnswer, SpinStop, TopSlotStop
+from devices.contracts import PressAnswer, SpinStop, TopSlotStop, WageringDevice
 from hil.bench import Devices
 from hil.bonus import BonusCroupier
 from hil.lockout import BoundarySearch
@@ -40,7 +41,60 @@ SPOT_IDS = tuple(s.value for s in SPOTS)
 MIN_REVOLUTIONS = 3  # § 690.2(b)
 
 
-class CrazyTimeController:
+class TableCroupier:
+    """What every table's croupier shares: the trace, the players' and the rig's seat presses on a
+    wagering device with the dealer's lock-out, and the lock-out probing around "no more bets"."""
+
+    def __init__(self, env: simpy.Environment, wagering: WageringDevice, trace: TraceWriter, scenario: Scenario,
+                 rng: np.random.Generator) -> None:
+        self.env, self.wagering, self.trace, self.sc, self.rng = env, wagering, trace, scenario, rng
+        self.faults: CroupierFaults = scenario.croupier_faults
+        # The players' many small draws come from a stdlib generator seeded from ``rng``
+        # (numpy's per-call overhead dominates for single draws); still one seed for the run.
+        self.prng = random.Random(int(rng.integers(2**63)))
+        self.answers: list[PressAnswer] = []
+        pr = scenario.lockout.probe
+        self.search = BoundarySearch.for_budget(scenario.lockout.budget_s, pr.step_s, pr.presses) if pr else None
+        self.probe_answers: list[tuple[float, bool]] = []
+
+    def _say(self, kind: str, payload: dict | None = None) -> None:
+        self.trace.record(CROUPIER, kind, payload)
+
+    # ------------------------------------------------------------------ presses
+    def _press_at(self, at: float, seat: int, spot: str, stake_cents: int) -> None:
+        """A seat press at absolute time ``at``: one timeout whose callback presses (no process
+        per press — a round holds dozens)."""
+        ev = self.env.timeout(max(0.0, at - self.env.now))
+        ev.callbacks.append(lambda _e: self.wagering.press(seat, spot, stake_cents).callbacks.append(self._collect))
+
+    def _collect(self, ev: simpy.Event) -> None:
+        if ev.ok:
+            self.answers.append(ev.value)
+
+    def _schedule_lockout_presses(self, t_lock: float, probe_spot: str, late_spots: Sequence[str]) -> None:
+        """Arm the rig's press actuator for the lock-out: presses where the boundary search says
+        (random phase per round) and a sentinel press at the budget — so every round shows
+        whether the device had locked out within its budget, whatever the window found. And,
+        sometimes, a player's late press (on one of ``late_spots``) just after "no more bets"."""
+        pr, pl, rng = self.sc.lockout.probe, self.sc.players, self.rng
+        if pr is not None:
+            offsets = sorted(self.search.offsets(float(rng.random())) + [self.sc.lockout.budget_s])
+            self._say("lockout_probe", {"offsets_s": [round(o, 9) for o in offsets], "seat": pr.seat})
+            armed = self.wagering.arm_probe(pr.seat, probe_spot, pr.stake_cents, offsets)
+            for off, ev in zip(offsets, armed):
+                ev.callbacks.append(self._collect)
+                ev.callbacks.append(lambda e, off=off: self.probe_answers.append((off, e.ok and e.value.accepted)))
+        if pl.count and late_spots and rng.random() < pl.late_press_probability:
+            late = t_lock + float(rng.uniform(0, pl.late_press_window_s))
+            self._press_at(late, int(rng.integers(1, pl.count + 1)), late_spots[int(rng.integers(len(late_spots)))],
+                           100 * int(rng.integers(1, 11)))
+
+    def _update_search(self) -> None:
+        if self.search is not None and self.probe_answers:
+            self.search.update(self.probe_answers)
+
+
+class CrazyTimeController(TableCroupier):
     def __init__(
         self,
         env: simpy.Environment,
@@ -50,21 +104,11 @@ class CrazyTimeController:
         rules: RulesSubmission,
         rng: np.random.Generator,
     ) -> None:
-        self.env, self.dev, self.trace, self.sc, self.rules, self.rng = env, devices, trace, scenario, rules, rng
-        self.faults: CroupierFaults = scenario.croupier_faults
-        # The players' many small draws come from a stdlib generator seeded from ``rng``
-        # (numpy's per-call overhead dominates for single draws); still one seed for the run.
-        self.prng = random.Random(int(rng.integers(2**63)))
+        super().__init__(env, devices.wagering, trace, scenario, rng)
+        self.dev, self.rules = devices, rules
         self.spin_count = 0
-        self.answers: list[PressAnswer] = []
         self.stats = {"rounds": 0, "spins": 0, "void_spins": 0, "void_rounds": 0}
-        pr = scenario.lockout.probe
-        self.search = BoundarySearch.for_budget(scenario.lockout.budget_s, pr.step_s, pr.presses) if pr else None
-        self.probe_answers: list[tuple[float, bool]] = []
         self.bonus = BonusCroupier(env, devices, self._say, scenario, self.prng)
-
-    def _say(self, kind: str, payload: dict | None = None) -> None:
-        self.trace.record(CROUPIER, kind, payload)
 
     # ------------------------------------------------------------------ run
     def run(self, rounds: int) -> simpy.Process:
@@ -91,7 +135,7 @@ class CrazyTimeController:
         # the window, the rig's probes and a late press around the lock-out command.
         t_lock = env.now + cr.betting_window_s + (cr.spin_delay_s if self.faults.announce_after_spin else 0.0)
         self._schedule_players(cr.betting_window_s)
-        self._schedule_lockout_presses(t_lock)
+        self._schedule_lockout_presses(t_lock, SPOT_IDS[0], SPOT_IDS)
         yield env.timeout(cr.betting_window_s)
 
         if self.faults.announce_after_spin:
@@ -101,8 +145,7 @@ class CrazyTimeController:
             yield env.timeout(cr.spin_delay_s)
             result = yield from self._spin_until_valid(n, announce_after=False)
 
-        if self.search is not None and self.probe_answers:
-            self.search.update(self.probe_answers)
+        self._update_search()
         accepted = [a for a in self.answers if a.accepted]
         wagers = [Wager(f"{n}-{a.press_id}", a.seat, a.spot, a.stake_cents) for a in accepted]
         self.stats["rounds"] += 1
@@ -140,16 +183,6 @@ class CrazyTimeController:
             self.dev.lockout_counter.measure()
 
     # ------------------------------------------------------------------ presses
-    def _press_at(self, at: float, seat: int, spot: str, stake_cents: int) -> None:
-        """A seat press at absolute time ``at``: one timeout whose callback presses (no process
-        per press — a round holds dozens)."""
-        ev = self.env.timeout(max(0.0, at - self.env.now))
-        ev.callbacks.append(lambda _e: self.dev.wagering.press(seat, spot, stake_cents).callbacks.append(self._collect))
-
-    def _collect(self, ev: simpy.Event) -> None:
-        if ev.ok:
-            self.answers.append(ev.value)
-
     def _schedule_players(self, window_s: float) -> None:
         pl, rnd, now = self.sc.players, self.prng, self.env.now
         lo_wagers, hi_wagers = pl.wagers_per_player
@@ -158,24 +191,6 @@ class CrazyTimeController:
             for _ in range(rnd.randint(lo_wagers, hi_wagers)):
                 self._press_at(now + rnd.uniform(0, window_s), seat, rnd.choice(SPOT_IDS),
                                100 * rnd.randint(lo_stake, hi_stake))
-
-    def _schedule_lockout_presses(self, t_lock: float) -> None:
-        """Arm the rig's press actuator for the lock-out: presses where the boundary search says
-        (random phase per round) and a sentinel press at the budget — so every round shows
-        whether the device had locked out within its budget, whatever the window found. And,
-        sometimes, a player's late press just after "no more bets"."""
-        pr, pl, rng = self.sc.lockout.probe, self.sc.players, self.rng
-        if pr is not None:
-            offsets = sorted(self.search.offsets(float(rng.random())) + [self.sc.lockout.budget_s])
-            self._say("lockout_probe", {"offsets_s": [round(o, 9) for o in offsets], "seat": pr.seat})
-            armed = self.dev.wagering.arm_probe(pr.seat, SPOT_IDS[0], pr.stake_cents, offsets)
-            for off, ev in zip(offsets, armed):
-                ev.callbacks.append(self._collect)
-                ev.callbacks.append(lambda e, off=off: self.probe_answers.append((off, e.ok and e.value.accepted)))
-        if pl.count and rng.random() < pl.late_press_probability:
-            late = t_lock + float(rng.uniform(0, pl.late_press_window_s))
-            self._press_at(late, int(rng.integers(1, pl.count + 1)), SPOT_IDS[int(rng.integers(len(SPOTS)))],
-                           100 * int(rng.integers(1, 11)))
 
     # ------------------------------------------------------------------ spins
     def _direction(self) -> str:

@@ -27,9 +27,11 @@ from hil.clock import WallClockEnvironment
 from hil.checks import CheckConfig, run_checks
 from hil.config import ConfigError, read_text
 from hil.controller import CROUPIER, CrazyTimeController, bench_record
+from hil.roulette import RouletteController, StreakStore, table_rules
 from hil.scenario import LoadedScenario
 from hil.trace import TraceWriter
 from hil.transport.ioloop import IoLoop
+from rules.roulette_x import ROULETTE_X_REFERENCE_RESOURCE, parse_roulette_x_submission
 from rules.submission import DEFAULT_RULES_RESOURCE, RulesSubmission, RulesSubmissionError, parse_rules_submission
 
 
@@ -61,6 +63,11 @@ def load_rules(path: Path | None = None) -> LoadedRules:
     return LoadedRules(*load_submission(path, DEFAULT_RULES_RESOURCE, parse_rules_submission))
 
 
+def load_roulette_x_rules(path: Path | None = None) -> LoadedRules:
+    """The Roulette X Rules Submission at ``path``, or the reference one shipped with ``rules``."""
+    return LoadedRules(*load_submission(path, ROULETTE_X_REFERENCE_RESOURCE, parse_roulette_x_submission))
+
+
 def effective_seed(scenario_seed: int, name: str, override: int | None) -> int:
     """The scenario's own seed, or — with ``--seed`` — one derived from it and the scenario name
     (so scenarios of one run still draw independent streams)."""
@@ -70,12 +77,19 @@ def effective_seed(scenario_seed: int, name: str, override: int | None) -> int:
 
 
 def simulate(loaded: LoadedScenario, bench: LoadedBench, rules: LoadedRules, trace_path: Path,
-             seed: int) -> tuple[dict[str, int], float]:
+             seed: int, roulette_x: LoadedRules | None = None, state_dir: Path | None = None,
+             ) -> tuple[dict[str, int], float]:
     """Drive the scenario's rounds on the bench, recording the trace; returns the croupier's
-    tallies and the simulated time. An exception is recorded in the trace, then re-raised."""
+    tallies and the simulated time. An exception is recorded in the trace, then re-raised.
+
+    A Roulette table draws its illuminator from ``roulette_x`` (default: the shipped reference
+    Rules Submission) and keeps its streak tracker in ``state_dir``/<scenario>.streak.json when
+    given (a run resumes the streak saved there)."""
     sc = loaded.scenario
+    if sc.game == "roulette":
+        rules = roulette_x or load_roulette_x_rules()
     writer = TraceWriter(trace_path, {
-        "scenario": sc.name, "scenario_sha256": loaded.sha256, "seed": seed,
+        "scenario": sc.name, "scenario_sha256": loaded.sha256, "seed": seed, "game": sc.game,
         "bench": bench.config.name, "bench_source": bench.source,
         "rules": rules.submission.name, "rules_sha256": rules.sha256,
     })
@@ -89,12 +103,24 @@ def simulate(loaded: LoadedScenario, bench: LoadedBench, rules: LoadedRules, tra
             writer.before_commit.append(
                 lambda: (s := env.lateness.drain()) and writer.record(CROUPIER, "clock_lateness", s))
         ss_devices, ss_croupier = np.random.SeedSequence(seed).spawn(2)
+        croupier_rng = np.random.Generator(np.random.PCG64(ss_croupier))
+        if sc.game == "roulette":
+            assert sc.table is not None
+            rx = table_rules(rules.submission, sc.table)
+            built = build_devices(env, bench, sc.device_overrides(), None, ss_devices, writer.record, io,
+                                  roles=sc.roles, roulette_x=rx)
+            bench_record(writer, built.params)
+            writer.record(CROUPIER, "rules", rx.model_dump(mode="json", by_alias=True))
+            store = StreakStore(state_dir / f"{sc.name}.streak.json") if state_dir is not None else None
+            ctl = RouletteController(env, built.devices, writer, sc, rx, croupier_rng, store)
+            writer.record(CROUPIER, "table", ctl.describe())
+            env.run(until=ctl.run(sc.rounds))
+            return dict(ctl.stats), env.now
         built = build_devices(env, bench, sc.device_overrides(), rules.submission, ss_devices, writer.record, io)
         bench_record(writer, built.params)
         writer.record(CROUPIER, "rules", rules.submission.model_dump(mode="json", by_alias=True))
         writer.commit()
-        ctl = CrazyTimeController(env, built.devices, writer, sc, rules.submission,
-                                  np.random.Generator(np.random.PCG64(ss_croupier)))
+        ctl = CrazyTimeController(env, built.devices, writer, sc, rules.submission, croupier_rng)
         env.run(until=ctl.run(sc.rounds))
         bonus = {f"bonus_{game.replace('-', '_')}": n for game, n in ctl.bonus.stats.items()}
         return {**ctl.stats, **bonus}, env.now
@@ -110,10 +136,12 @@ def simulate(loaded: LoadedScenario, bench: LoadedBench, rules: LoadedRules, tra
 
 
 def run_scenario(
-    loaded: LoadedScenario, bench: LoadedBench, rules: LoadedRules, out_dir: Path, seed_override: int | None = None
+    loaded: LoadedScenario, bench: LoadedBench, rules: LoadedRules, out_dir: Path, seed_override: int | None = None,
+    roulette_x: LoadedRules | None = None, resume: bool = False,
 ) -> dict[str, Any]:
     """Run one scenario to completion and check its trace; never raises for a scenario's own
-    failure (a crash is recorded in the result, the trace kept)."""
+    failure (a crash is recorded in the result, the trace kept). A Roulette table's streak tracker
+    is kept in ``out_dir``/state; it starts empty unless ``resume``."""
     sc = loaded.scenario
     seed = effective_seed(sc.seed, sc.name, seed_override)
     trace_rel = Path("traces") / f"{sc.name}.sqlite"
@@ -129,8 +157,11 @@ def run_scenario(
     error = None
     stats: dict[str, int] = {}
     sim_time = 0.0
+    state_dir = out_dir / "state"
+    if not resume:
+        (state_dir / f"{sc.name}.streak.json").unlink(missing_ok=True)
     try:
-        stats, sim_time = simulate(loaded, bench, rules, trace_path, seed)
+        stats, sim_time = simulate(loaded, bench, rules, trace_path, seed, roulette_x, state_dir)
     except Exception:  # noqa: BLE001 — a crashed scenario is a result, and its trace is kept
         error = traceback.format_exc()
     cfg = CheckConfig(
@@ -162,10 +193,10 @@ def _job(args: tuple) -> dict[str, Any]:
 
 def run_suite(
     scenarios: list[LoadedScenario], bench: LoadedBench, rules: LoadedRules, out_dir: Path,
-    seed_override: int | None = None, jobs: int = 1,
+    seed_override: int | None = None, jobs: int = 1, roulette_x: LoadedRules | None = None,
 ) -> list[dict[str, Any]]:
     """Run every scenario (in parallel over ``jobs`` processes); results in input order."""
-    args = [(s, bench, rules, out_dir, seed_override) for s in scenarios]
+    args = [(s, bench, rules, out_dir, seed_override, roulette_x) for s in scenarios]
     # Longest first, so two workers finish together.
     order = sorted(range(len(args)), key=lambda i: -scenarios[i].scenario.rounds)
     if jobs <= 1 or len(args) <= 1:

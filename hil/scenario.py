@@ -17,8 +17,8 @@ from typing import Any, Literal
 import pydantic
 from pydantic import ConfigDict, Field
 
-from hil.bench import ROLES, check_params
-from hil.checks import CHECK_IDS
+from hil.bench import GAME_ROLES, check_params
+from hil.checks import CHECK_IDS, checks_for
 from hil.config import ConfigError, dotted, parse_yaml, read_text, validate
 
 _STRICT = ConfigDict(extra="forbid", frozen=True)
@@ -38,6 +38,11 @@ class Players(pydantic.BaseModel):
     #: Cash Hunt / Crazy Time World: probability that a player selects before the countdown
     #: ends (§ 690.6(d), § 690.8(c)); the others get a random selection
     pick_probability: float = Field(0.9, ge=0, le=1)
+    #: Roulette: probability that a player also places a Roulette Up wager while the streak tracker
+    #: is empty (§ 617b.4(d)); ``roulette_up_late_probability``: that a player tries one while a streak
+    #: is running (the croupier must refuse it)
+    roulette_up_probability: float = Field(0.5, ge=0, le=1)
+    roulette_up_late_probability: float = Field(0.05, ge=0, le=1)
 
     @pydantic.model_validator(mode="after")
     def _ranges(self) -> Players:
@@ -106,6 +111,14 @@ class CroupierFaults(pydantic.BaseModel):
     cash_hunt_shared_pick: bool = False  # every Cash Hunt player settled on the first pick (§ 690.6(f))
     drop_zone_outside: bool = False  # drops the puck above landing spot 1 (§ 690.7(d))
     bonus_base_odds: bool = False  # pays bonus wagers at § 690.4(a) odds × Top Slot instead of playing (§ 690.4(b))
+    # ---- Roulette (§§ 617b.4–617b.5)
+    illuminate_before_no_more_bets: bool = False  # initiates the generator while betting is open (§ 617b.5(d))
+    straight_odds_on_lit: bool = False  # pays a lit winning straight at the paytable's straight odds (§ 617b.5(e))
+    up_accept_mid_streak: bool = False  # accepts Roulette Up wagers after the starting number (§ 617b.4(d))
+    up_continue_on_equal: bool = False  # an equal number continues the streak (§ 617b.4(g)(2)(i))
+    up_continue_after_36: bool = False  # 36 does not end the streak (§ 617b.4(g)(2)(ii))
+    up_push_collected: bool = False  # a "Push" is collected as a loss (§ 617b.4(h))
+    up_meter_no_increment: bool = False  # accepted progressive wagers do not increment the meter (§ 617b.4(h)(2))
 
 
 class CheckSettings(pydantic.BaseModel):
@@ -113,6 +126,34 @@ class CheckSettings(pydantic.BaseModel):
     top_slot_start_tolerance_s: float = Field(0.100, gt=0)
     chi2_alpha: float = Field(0.01, gt=0, lt=1)
     chi2_min_spins: int = Field(1_000, ge=54)
+
+
+class Table(pydantic.BaseModel):
+    """A Roulette table (``game: roulette``): its wheel and the wagers it offers."""
+
+    model_config = _STRICT
+    wheel: Literal["single-zero", "double-zero"] = "single-zero"  # § 617b.4(a), § 617b.5(c)
+    #: Roulette X (§ 617b.5): offered, and its paytable (None: the Rules Submission's selected one)
+    roulette_x: bool = True
+    roulette_x_paytable: Literal["A", "B"] | None = None
+    #: Roulette Up (§ 617b.4): the paytable, "A"–"E" or progressive "P1"–"P7"; None: not offered
+    roulette_up: Literal["A", "B", "C", "D", "E", "P1", "P2", "P3", "P4", "P5", "P6", "P7"] | None = "C"
+    #: the progressive wager's fixed amount (§ 617b.4(h)(2): the seed is a multiple of it)
+    progressive_stake_cents: int = Field(100, gt=0)
+    straight_stake_cents: tuple[int, int] = (100, 2_500)
+
+    @pydantic.model_validator(mode="after")
+    def _ranges(self) -> Table:
+        lo, hi = self.straight_stake_cents
+        if not 0 < lo <= hi:
+            raise ValueError(f"straight_stake_cents: need 0 < low <= high, got [{lo}, {hi}]")
+        if self.roulette_x_paytable == "B" and self.wheel == "single-zero":
+            raise ValueError("Roulette X Paytable B is authorized on a double zero wheel only (§ 617b.5(g))")
+        return self
+
+    @property
+    def progressive(self) -> bool:
+        return self.roulette_up is not None and self.roulette_up.startswith("P")
 
 
 class Expect(pydantic.BaseModel):
@@ -134,20 +175,50 @@ class Scenario(pydantic.BaseModel):
     schema_version: Literal[1] = Field(alias="schema")
     name: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")
     description: str = ""
-    game: Literal["crazy-time"]
+    game: Literal["crazy-time", "roulette"]
     seed: int = Field(ge=0)
     rounds: int = Field(ge=1, le=10_000_000)
     bench: dict[str, dict[str, Any]] = {}
     faults: dict[str, dict[str, Any]] = {}
     croupier: Croupier = Croupier()
     players: Players = Players()
+    table: Table | None = None  # game: roulette
     lockout: Lockout = Lockout()
     checks: CheckSettings = CheckSettings()
     expect: Expect = Expect()
 
+    @pydantic.model_validator(mode="after")
+    def _game(self) -> Scenario:
+        if self.game == "roulette" and self.table is None:
+            object.__setattr__(self, "table", Table())  # a roulette scenario always has its table
+        if self.game != "roulette" and self.table is not None:
+            raise ValueError(f"'table' is for game: roulette, not {self.game}")
+        ids = {c.id for c in checks_for(self.game)}
+        if other := [i for i in self.expect.fail if i not in ids]:
+            raise ValueError(f"expect.fail: {other} are not checks of {self.game}")
+        for section in ("bench", "faults"):
+            for role in ("ball_wheel", "illuminator"):
+                wheel = getattr(self, section).get(role, {}).get("wheel")
+                if self.table is not None and wheel not in (None, self.table.wheel):
+                    raise ValueError(f"{section}.{role}.wheel: {wheel} differs from the table's ({self.table.wheel})")
+            extra = [r for r in getattr(self, section) if r != "croupier" and r not in self.roles]
+            if extra:
+                raise ValueError(f"{section}: {extra} are not device roles of {self.game} (its roles: "
+                                 f"{', '.join(self.roles)})")
+        return self
+
+    @property
+    def roles(self) -> tuple[str, ...]:
+        return GAME_ROLES[self.game]
+
     def device_overrides(self) -> dict[str, dict[str, Any]]:
-        """Bench overrides then fault knobs, per device role."""
-        return {role: {**self.bench.get(role, {}), **self.faults.get(role, {})} for role in ROLES}
+        """Bench overrides then fault knobs, per device role (a roulette table's wheel type goes
+        to its ball wheel and its illuminator)."""
+        out = {role: {**self.bench.get(role, {}), **self.faults.get(role, {})} for role in self.roles}
+        if self.table is not None:
+            for role in ("ball_wheel", "illuminator"):
+                out[role].setdefault("wheel", self.table.wheel)
+        return out
 
     @property
     def croupier_faults(self) -> CroupierFaults:

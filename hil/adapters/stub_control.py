@@ -7,7 +7,7 @@ import socket
 from typing import Any
 from urllib.parse import urlsplit
 
-from rules.submission import RulesSubmission
+from pydantic import BaseModel
 
 
 class StubControlError(RuntimeError):
@@ -34,10 +34,11 @@ def request(url: str, message: dict[str, Any], timeout_s: float = 5.0) -> dict[s
     return reply
 
 
-def configure_stub(url: str, params: dict[str, Any], seed: int | dict[str, Any], rules: RulesSubmission) -> dict[str, Any]:
+def configure_stub(url: str, params: dict[str, Any], seed: int | dict[str, Any], rules: BaseModel) -> dict[str, Any]:
     """A fresh model on the stub with the scenario's params and fault knobs; its effective params.
     ``seed``: an int, or a numpy SeedSequence's ``{"entropy", "spawn_key"}`` — then the stub's
-    model draws exactly the numbers the SimPy model would."""
+    model draws exactly the numbers the SimPy model would. ``rules``: the Rules Submission the
+    device draws from (Crazy Time's, or Roulette X's for the illuminator)."""
     return request(url, {"op": "configure", "params": params, "seed": seed,
                          "rules": rules.model_dump(mode="json", by_alias=True)})["params"]
 

@@ -7,17 +7,28 @@ from pathlib import Path
 from hil.checks import crazy_time
 from hil.checks.base import BenchView, Check, CheckConfig, CheckResult, RoundView
 from hil.checks.bonus import BONUS_CHECKS
+from hil.checks.roulette import ROULETTE_CHECKS
 from hil.trace import TraceReader
 
-#: Every check, in report order: the base game's (§§ 690.1–690.4), then the bonus games' (§§ 690.5–690.8).
-ALL_CHECKS: tuple[type[Check], ...] = crazy_time.ALL_CHECKS + BONUS_CHECKS
+#: Each game's checks, in report order. Crazy Time: the base game's (§§ 690.1–690.4), then the
+#: bonus games' (§§ 690.5–690.8); Roulette: Roulette X (§ 617b.5), Roulette Up (§ 617b.4), the wheel.
+GAME_CHECKS: dict[str, tuple[type[Check], ...]] = {
+    "crazy-time": crazy_time.ALL_CHECKS + BONUS_CHECKS,
+    "roulette": ROULETTE_CHECKS,
+}
+ALL_CHECKS: tuple[type[Check], ...] = tuple(c for checks in GAME_CHECKS.values() for c in checks)
 CHECK_IDS: frozenset[str] = frozenset(c.id for c in ALL_CHECKS)
 
 
+def checks_for(game: str) -> tuple[type[Check], ...]:
+    return GAME_CHECKS[game]
+
+
 def run_checks(trace_path: Path, config: CheckConfig) -> list[CheckResult]:
-    """Run every check over the trace at ``trace_path``, streaming it round by round."""
-    checks: list[Check] = [cls(config) for cls in ALL_CHECKS]
+    """Run the checks of the trace's game over the trace at ``trace_path``, streaming it round
+    by round."""
     with TraceReader(trace_path) as reader:
+        checks: list[Check] = [cls(config) for cls in checks_for(reader.meta().get("game", "crazy-time"))]
         for n, events in reader.rounds():
             if n == 0:
                 bench = BenchView.of(events)
@@ -33,4 +44,4 @@ def run_checks(trace_path: Path, config: CheckConfig) -> list[CheckResult]:
     return [c.result() for c in checks]
 
 
-__all__ = ["ALL_CHECKS", "CHECK_IDS", "CheckConfig", "CheckResult", "run_checks"]
+__all__ = ["ALL_CHECKS", "CHECK_IDS", "GAME_CHECKS", "CheckConfig", "CheckResult", "checks_for", "run_checks"]

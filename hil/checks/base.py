@@ -169,6 +169,8 @@ class BenchView:
     info: dict[str, dict[str, Any]] = field(default_factory=dict)  # device -> device_info payload
     params: dict[str, Any] = field(default_factory=dict)
     rules: dict[str, Any] | None = None  # the Rules Submission in force
+    #: the croupier's other set-up records by kind (a Roulette table: ``table``, ``meters``, ``streak_resumed``)
+    croupier: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, events: list[Event]) -> BenchView:
@@ -180,6 +182,8 @@ class BenchView:
                 bv.params = ev.payload.get("params", {})
             elif ev.kind == "rules":
                 bv.rules = ev.payload
+            elif ev.device == "croupier":
+                bv.croupier[ev.kind] = ev.payload
         return bv
 
 

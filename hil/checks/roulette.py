@@ -1,0 +1,663 @@
+"""Checks of a Roulette table: Roulette X (§ 617b.5), Roulette Up (§ 617b.4), the wheel.
+
+Each check reads only the trace: the devices' reports (the ball wheel's ``ball_result``, the
+illuminator's ``illumination``, the wagering device's ``press`` and ``lockout_command``) and the
+croupier's records (``wager``, ``collect``/``pay``, ``streak``, ``up_settle``, ``meter_*``), and
+judges the croupier's records against the devices' reports and the regulation (``rules``).
+Round 0 gives the table (``table``: wheel, paytables, progressive terms) and the meter.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from fractions import Fraction
+from typing import Any
+
+from scipy import stats
+
+from hil.checks.base import Check, Measurement, RoundView
+from hil.checks.crazy_time import Lockout, _t
+from hil.trace import Event
+from rules.odds import ToOne
+from rules.roulette import Wheel, parse_pocket, pockets
+from rules.roulette_up import paytable as up_paytable, settle_streak, track
+from rules.roulette_x import LitNumbers, RouletteXError, paytable_for, straight_odds
+
+CROUPIER = "croupier"
+
+
+# --------------------------------------------------------------------------- the round's evidence
+def croupier(rv: RoundView, kind: str) -> list[Event]:
+    return [e for e in rv.events if e.device == CROUPIER and e.kind == kind]
+
+
+def device(rv: RoundView, kind: str) -> list[Event]:
+    return [e for e in rv.events if e.device != CROUPIER and e.kind == kind]
+
+
+def valid_ball(rv: RoundView) -> Event | None:
+    """The wheel's ``ball_result`` of the spin the croupier validated (None: no valid spin)."""
+    last = None
+    for e in rv.events:
+        if e.kind == "ball_result" and e.device != CROUPIER:
+            last = e
+        elif e.device == CROUPIER and e.kind == "spin_valid":
+            return last
+    return None
+
+
+def pocket_key(p: Any) -> str:
+    return str(p)
+
+
+class TableCheck(Check):
+    """A check that knows the table of round 0."""
+
+    def setup(self, bench) -> None:
+        super().setup(bench)
+        self.table: dict[str, Any] = bench.croupier.get("table") or {}
+        self.wheel = Wheel(self.table.get("wheel", "single-zero"))
+        self.pockets = pockets(self.wheel)
+
+
+def _lit(table: dict[str, Any], wheel: Wheel, ev: Event) -> LitNumbers:
+    """The illumination as § 617b.5 allows it (RouletteXError if it does not)."""
+    p = ev.payload
+    rx = table["roulette_x"]
+    return LitNumbers.of(zip(p["numbers"], p["multipliers"]), paytable_for(rx["paytable"], wheel), wheel)
+
+
+# --------------------------------------------------------------------------- Roulette X
+class IlluminationAfterWagers(TableCheck):
+    """§ 617b.5(d): "After all wagers have been placed, the random number generator shall be
+    initiated and will select between 2 and 5 numbers". The generator's draw (the illuminator's
+    own time) must follow the announcement of "no more bets" and every wager accepted in the
+    round; and no wager may be accepted after "no more bets"."""
+
+    id = "RX-617b.5d-after-wagers"
+    section = "§ 617b.5(d)"
+    title = "Multipliers drawn only after all wagers are placed"
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.illuminations = 0
+        self.margin: float | None = None
+
+    def observe(self, rv: RoundView) -> None:
+        self.rounds += 1
+        nmb = rv.no_more_bets
+        wagers = croupier(rv, "wager")
+        if nmb is not None:
+            for w in wagers:
+                if float(w.payload["placed_s"]) >= nmb.sim_time:
+                    self.finding(rv.n, w, f"wager {w.payload['wager_id']} placed at {w.payload['placed_s']:.3f} s "
+                                 f"accepted after \"no more bets\" ({nmb.sim_time:.3f} s)")
+        for ev in device(rv, "illumination"):
+            self.illuminations += 1
+            t = _t(ev)
+            if nmb is None or t < nmb.sim_time:
+                self.finding(rv.n, ev, f"numbers drawn at {t:.3f} s, before \"no more bets\""
+                             + ("" if nmb is None else f" ({nmb.sim_time:.3f} s)"))
+                continue
+            last = max((float(w.payload["placed_s"]) for w in wagers), default=-math.inf)
+            if t < last:
+                self.finding(rv.n, ev, f"numbers drawn at {t:.3f} s, before a wager placed at {last:.3f} s")
+            gap = t - max(last, nmb.sim_time)
+            self.margin = gap if self.margin is None else min(self.margin, gap)
+
+    def verdict(self):
+        m = [Measurement("illuminations", self.illuminations, "illuminations")]
+        if self.margin is not None:
+            m.append(Measurement("min_draw_after_close", self.margin, "s", limit=">= 0 s"))
+        if self.failed:
+            return "fail", f"{self._findings_total} draw(s) or wager(s) out of order", m
+        if not self.illuminations:
+            return "indeterminate", "no illumination in the trace", m
+        return "pass", f"all {self.illuminations} draws after \"no more bets\" and the last wager", m
+
+
+class DistinctNumbers(TableCheck):
+    """§ 617b.5(d): the random number generator "will select between 2 and 5 numbers on the
+    layout that are the multipliers" — distinct numbers of the table's wheel."""
+
+    id = "RX-617b.5d-two-to-five-distinct"
+    section = "§ 617b.5(d)"
+    title = "2 to 5 distinct numbers of the wheel lit"
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.illuminations = 0
+        self.sizes: Counter[int] = Counter()
+
+    def observe(self, rv: RoundView) -> None:
+        self.rounds += 1
+        for ev in device(rv, "illumination"):
+            self.illuminations += 1
+            numbers = ev.payload["numbers"]
+            self.sizes[len(numbers)] += 1
+            keys = []
+            for n in numbers:
+                try:
+                    keys.append(parse_pocket(n, self.wheel))
+                except ValueError:
+                    self.finding(rv.n, ev, f"{n!r} is not a number of the {self.wheel} wheel")
+            if len(set(keys)) != len(keys):
+                dup = sorted({str(k) for k in keys if keys.count(k) > 1})
+                self.finding(rv.n, ev, f"numbers lit twice: {', '.join(dup)} (lit: {numbers})")
+            if not 2 <= len(numbers) <= 5:
+                self.finding(rv.n, ev, f"{len(numbers)} numbers lit (2 to 5)")
+            if len(ev.payload["multipliers"]) != len(numbers):
+                self.finding(rv.n, ev, "not one payout per lit number")
+
+    def verdict(self):
+        m = [Measurement("illuminations", self.illuminations, "illuminations")]
+        m += [Measurement(f"lit_{k}", n, "illuminations") for k, n in sorted(self.sizes.items())]
+        if self.failed:
+            return "fail", f"{self._findings_total} faulty selection(s)", m
+        if not self.illuminations:
+            return "indeterminate", "no illumination in the trace", m
+        return "pass", f"all {self.illuminations} selections: 2–5 distinct numbers of the wheel", m
+
+
+class PaytableValues(TableCheck):
+    """§ 617b.5(g): the multipliers are those of the certificate holder's selected paytable
+    (A: 50, 100, 250, 500 to 1 on either wheel; B: 50, 100, 175, 250 to 1, double zero wheel
+    only); the generator declares that paytable."""
+
+    id = "RX-617b.5g-paytable-values"
+    section = "§ 617b.5(g)"
+    title = "Lit payouts from the selected paytable"
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.values = 0
+
+    def setup(self, bench) -> None:
+        super().setup(bench)
+        rx = self.table.get("roulette_x")
+        self.allowed: set[int] = set()
+        if rx is None:
+            return
+        try:
+            t = paytable_for(rx["paytable"], self.wheel)
+            self.allowed = {int(m.ratio) for m in t.multipliers}
+        except RouletteXError as exc:
+            self.finding(0, None, str(exc))
+        for name, info in bench.info.items():
+            if "multipliers" in info and "paytable" in info:
+                if info["paytable"] != rx["paytable"] or info.get("wheel") != str(self.wheel):
+                    self.finding(0, None, f"{name} declares Paytable {info['paytable']} on a {info.get('wheel')} "
+                                 f"wheel; the table is Paytable {rx['paytable']}, {self.wheel}")
+
+    def observe(self, rv: RoundView) -> None:
+        self.rounds += 1
+        for ev in device(rv, "illumination"):
+            for n, m in zip(ev.payload["numbers"], ev.payload["multipliers"]):
+                self.values += 1
+                if int(m) not in self.allowed:
+                    self.finding(rv.n, ev, f"{n} lit at {m} to 1: not a multiplier of the paytable "
+                                 f"({', '.join(map(str, sorted(self.allowed)))} to 1)")
+
+    def verdict(self):
+        m = [Measurement("lit_values", self.values, "values")]
+        if self.failed:
+            return "fail", f"{self._findings_total} value(s) off the paytable", m
+        if not self.values:
+            return "indeterminate", "no illumination in the trace", m
+        return "pass", f"all {self.values} lit payouts from the paytable", m
+
+
+class StraightPayouts(TableCheck):
+    """§ 617b.5(e)–(f): a winning straight wager on a lit number is paid the lit payout; a
+    winning straight wager on a number not lit is paid the paytable's straight odds (28 to 1 on
+    A, 30 to 1 on B); losing straight wagers are collected. The number is the wheel's report. (An
+    illumination § 617b.5 does not allow is not honoured: the straight odds apply.)"""
+
+    id = "RX-617b.5ef-straight-payouts"
+    section = "§ 617b.5(e)–(f)"
+    title = "Straight wagers paid at the lit payout or the straight odds"
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.wagers = self.winners = self.lit_winners = 0
+
+    def observe(self, rv: RoundView) -> None:
+        self.rounds += 1
+        wagers = {e.payload["wager_id"]: e for e in croupier(rv, "wager") if e.payload["kind"] == "straight"}
+        settled: dict[str, Event] = {}
+        for e in rv.collects + rv.pays + rv.refunds:
+            if e.payload.get("kind") == "straight":
+                if e.payload["wager_id"] in settled:
+                    self.finding(rv.n, e, f"wager {e.payload['wager_id']} settled twice")
+                settled[e.payload["wager_id"]] = e
+        for wid in settled.keys() - wagers.keys():
+            self.finding(rv.n, settled[wid], f"{wid} settled but never accepted")
+        if not rv.settled:
+            return
+        ball = valid_ball(rv)
+        if ball is None:
+            self.finding(rv.n, rv.end, "round settled without a valid spin reported by the wheel")
+            return
+        result = ball.payload["pocket"]
+        rx = self.table.get("roulette_x")
+        lit = None
+        if rx is not None and (ill := device(rv, "illumination")):
+            try:
+                lit = _lit(self.table, self.wheel, ill[-1])
+            except RouletteXError:
+                lit = None
+        for wid, w in wagers.items():
+            self.wagers += 1
+            p, s = w.payload, settled.get(wid)
+            if s is None:
+                self.finding(rv.n, w, f"wager {wid} never settled")
+                continue
+            if pocket_key(p["number"]) != pocket_key(result):
+                if s.kind != "collect":
+                    self.finding(rv.n, s, f"{wid} on {p['number']} lost ({result} spun) but was {s.kind}ed")
+                continue
+            self.winners += 1
+            if rx is None:
+                odds = ToOne(int(self.table.get("straight_odds_without_x", 35)))
+            elif lit is not None:
+                odds = straight_odds(p["number"], result, lit)
+            else:
+                odds = paytable_for(rx["paytable"], self.wheel).straight
+            if lit is not None and odds != paytable_for(rx["paytable"], self.wheel).straight:
+                self.lit_winners += 1
+            want = odds.profit_cents(int(p["stake_cents"]))
+            if s.kind != "pay" or int(s.payload["win_cents"]) != want:
+                got = f"paid {s.payload.get('win_cents')} ({s.payload.get('odds')})" if s.kind == "pay" else s.kind + "ed"
+                self.finding(rv.n, s, f"{wid}: {p['stake_cents']} on {p['number']} won at {odds} = {want}; {got}")
+
+    def verdict(self):
+        m = [Measurement("straight_wagers", self.wagers, "wagers"), Measurement("winners", self.winners, "wagers"),
+             Measurement("lit_winners", self.lit_winners, "wagers")]
+        if self.failed:
+            return "fail", f"{self._findings_total} straight wager(s) settled wrong", m
+        if not self.winners:
+            return "indeterminate", "no winning straight wager in the trace", m
+        return "pass", f"{self.wagers} straight wagers settled right ({self.lit_winners} lit winners)", m
+
+
+class LitUniformity(TableCheck):
+    """§ 617b.5(b), (d): the random number generator selects the multipliers' numbers. A fair
+    generator lights each number of the wheel with probability k/N in a selection of k. Pearson's
+    statistic of the lit counts against Σk/N, corrected for drawing without replacement: the k
+    numbers of one selection are distinct, so the counts vary less than multinomial counts —
+    Var(count) = Σ p(1−p) and Cov = −Σ p(1−p)/(N−1) per selection (p = k/N). The statistic
+    X² = (N−1)/N · Σ (O − E)² / Σᵢ pᵢ(1−pᵢ) is χ² with N−1 degrees of freedom."""
+
+    id = "RX-617b.5d-lit-uniformity"
+    section = "§ 617b.5(b), (d)"
+    title = "Lit numbers uniform over the wheel (χ², without-replacement corrected)"
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.counts: Counter[str] = Counter()
+        self.selections = 0
+        self.var = 0.0  # Σ p(1−p) over the selections
+
+    def observe(self, rv: RoundView) -> None:
+        self.rounds += 1
+        n = len(self.pockets)
+        for ev in device(rv, "illumination"):
+            numbers = {pocket_key(x) for x in ev.payload["numbers"]}
+            self.selections += 1
+            p = len(numbers) / n
+            self.var += p * (1 - p)
+            self.counts.update(numbers)
+
+    def verdict(self):
+        n = len(self.pockets)
+        m = [Measurement("selections", self.selections, "selections", limit=f">= {self.config.chi2_min_spins // 4}")]
+        if self.selections < self.config.chi2_min_spins // 4 or not self.var:
+            return "indeterminate", f"{self.selections} selections: too few for the χ² test", m
+        total = sum(self.counts.values())
+        expected = total / n
+        observed = [self.counts.get(pocket_key(p), 0) for p in self.pockets]
+        x2 = (n - 1) / n * sum((o - expected) ** 2 for o in observed) / self.var
+        pv = float(stats.chi2.sf(x2, n - 1))
+        naive = sum((o - expected) ** 2 for o in observed) / expected
+        alpha = self.config.chi2_alpha
+        m += [Measurement("chi2_corrected", x2, "1"), Measurement("chi2_uncorrected", naive, "1"),
+              Measurement("p_value", pv, "1", limit=f">= {alpha}"), Measurement("dof", n - 1, "1")]
+        if pv < alpha:
+            top = max(range(n), key=lambda i: observed[i])
+            self.finding(0, None, f"X² = {x2:.1f} on {n - 1} dof, p = {pv:.3g} < {alpha}; most lit: "
+                         f"{self.pockets[top]} ({observed[top]} times, expected {expected:.1f})")
+            return "fail", f"lit numbers not uniform: p = {pv:.3g}", m
+        return "pass", f"uniform at α = {alpha}: p = {pv:.3g} over {self.selections} selections", m
+
+
+# --------------------------------------------------------------------------- Roulette Up
+class UpCheck(TableCheck):
+    """Follows the croupier's streak tracker (its ``streak`` records) across rounds."""
+
+    def setup(self, bench) -> None:
+        super().setup(bench)
+        self.up = self.table.get("roulette_up")
+        resumed = bench.croupier.get("streak_resumed") or {}
+        self.numbers: list[Any] = list(resumed.get("numbers", []))  # the croupier's streak so far
+        self.streak_wagers: list[dict[str, Any]] = list(resumed.get("wagers", []))
+
+    def follow(self, rv: RoundView) -> None:
+        """After the round: the croupier's tracker as its last ``streak`` record left it."""
+        for w in croupier(rv, "wager"):
+            if w.payload["kind"] == "up" and rv.settled:
+                self.streak_wagers.append(w.payload)
+        for s in croupier(rv, "streak"):
+            self.numbers = [] if s.payload["ended"] else list(s.payload["numbers"])
+            if s.payload["ended"]:
+                self.streak_wagers = []
+
+
+class StreakRules(UpCheck):
+    """§ 617b.4(f)–(g): the number after the Roulette Up wagers are placed is the starting number
+    (box 1); the streak continues while each number is greater than the one before (on a double
+    zero wheel 0 < 00 < 1), and ends on a number less than or equal to the preceding one, on 36,
+    or at the longest streak of the paytable. Each round's number (the wheel's report) must move
+    the croupier's tracker exactly so; a streak starts only when Roulette Up wagers were placed."""
+
+    id = "RU-617b.4g-streak"
+    section = "§ 617b.4(f)–(g)"
+    title = "Streak tracked by the rules (greater continues; ≤, 36 or the longest ends)"
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.steps = self.ended = 0
+
+    def observe(self, rv: RoundView) -> None:
+        self.rounds += 1
+        if self.up is None:
+            return
+        recs = croupier(rv, "streak")
+        ball = valid_ball(rv) if rv.settled else None
+        new_up = any(w.payload["kind"] == "up" for w in croupier(rv, "wager"))
+        active = bool(self.numbers) or (new_up and rv.settled)
+        if ball is None or not active:
+            for r in recs:
+                self.finding(rv.n, r, "streak moved without a Roulette Up streak in play and a valid spin")
+            self.follow(rv)
+            return
+        if len(recs) != 1:
+            self.finding(rv.n, rv.end, f"{len(recs)} streak records for one number (1 expected)")
+            self.follow(rv)
+            return
+        want = track(self.wheel, self.up["paytable"], [*self.numbers, ball.payload["pocket"]])
+        got = recs[0].payload
+        self.steps += 1
+        exp = {"numbers": [pocket_key(x) for x in want.numbers], "length": want.length, "ended": want.ended}
+        seen = {"numbers": [pocket_key(x) for x in got["numbers"]], "length": got["length"], "ended": got["ended"]}
+        if exp != seen:
+            why = f" ({want.end_reason})" if want.ended else ""
+            self.finding(rv.n, recs[0], f"after {ball.payload['pocket']}: tracker at box {got['length']}, "
+                         f"{'ended' if got['ended'] else 'going on'}; § 617b.4(g): box {want.length}, "
+                         f"{'ended' + why if want.ended else 'going on'}")
+        self.ended += bool(got["ended"])
+        self.follow(rv)
+
+    def verdict(self):
+        m = [Measurement("numbers_tracked", self.steps, "numbers"), Measurement("streaks_ended", self.ended, "streaks")]
+        if self.failed:
+            return "fail", f"{self._findings_total} tracker step(s) against § 617b.4(g)", m
+        if not self.steps:
+            return "indeterminate", "no Roulette Up streak in the trace", m
+        return "pass", f"{self.steps} numbers tracked, {self.ended} streaks ended by the rules", m
+
+
+class UpWagerTiming(UpCheck):
+    """§ 617b.4(d): "A player who has placed a Roulette wager ... may place a Roulette Up wager
+    prior to the starting number for the Roulette Up streak being established." An accepted
+    Roulette Up wager must come from a player with a Roulette wager in the round, while the
+    tracker is empty, before "no more bets"."""
+
+    id = "RU-617b.4d-wager-timing"
+    section = "§ 617b.4(a), (d)"
+    title = "Roulette Up wagers only before the starting number, by Roulette players"
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.accepted = self.refused = 0
+
+    def observe(self, rv: RoundView) -> None:
+        self.rounds += 1
+        if self.up is None:
+            return
+        wagers = croupier(rv, "wager")
+        seats = {w.payload["seat"] for w in wagers if w.payload["kind"] == "straight"}
+        nmb = rv.no_more_bets
+        for w in wagers:
+            p = w.payload
+            if p["kind"] != "up":
+                continue
+            self.accepted += 1
+            if self.numbers:
+                self.finding(rv.n, w, f"Roulette Up wager {p['wager_id']} accepted with the streak at "
+                             f"{self.numbers} (starting number already established)")
+            if p["seat"] not in seats:
+                self.finding(rv.n, w, f"Roulette Up wager {p['wager_id']} by seat {p['seat']}, who placed no "
+                             "Roulette wager")
+            if nmb is not None and float(p["placed_s"]) >= nmb.sim_time:
+                self.finding(rv.n, w, f"Roulette Up wager {p['wager_id']} placed after \"no more bets\"")
+        self.refused += sum(1 for r in croupier(rv, "wager_rejected") if r.payload.get("kind") == "up")
+        self.follow(rv)
+
+    def verdict(self):
+        m = [Measurement("up_wagers_accepted", self.accepted, "wagers"),
+             Measurement("up_wagers_refused", self.refused, "wagers")]
+        if self.failed:
+            return "fail", f"{self._findings_total} Roulette Up wager(s) accepted out of time", m
+        if not self.accepted:
+            return "indeterminate", "no Roulette Up wager in the trace", m
+        return "pass", f"{self.accepted} accepted before their starting number; {self.refused} refused", m
+
+
+class UpSettlement(UpCheck):
+    """§ 617b.4(h): "Once the Roulette Up streak has ended, the Roulette Up wager shall be settled"
+    by the paytable in the Rules Submission — "N to 1" returns the wager and N times it, "N for 1"
+    N times it (the wager included), a push returns the wager, a loss collects it; "100% of
+    progressive meter" pays the meter (shared equally by the streak's winning wagers). Every
+    wager of the streak, once, at the length the tracker ended on."""
+
+    id = "RU-617b.4h-settlement"
+    section = "§ 617b.4(h)"
+    title = "Roulette Up wagers settled by the paytable when the streak ends"
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.settled = 0
+        self.by_payout: Counter[str] = Counter()
+
+    def observe(self, rv: RoundView) -> None:
+        self.rounds += 1
+        if self.up is None:
+            return
+        pending = {w["wager_id"]: w for w in self.streak_wagers}
+        if rv.settled:
+            pending.update({w.payload["wager_id"]: w.payload for w in croupier(rv, "wager") if w.payload["kind"] == "up"})
+        ended = [s for s in croupier(rv, "streak") if s.payload["ended"]]
+        settles = croupier(rv, "up_settle")
+        if not ended:
+            for s in settles:
+                self.finding(rv.n, s, f"{s.payload['wager_id']} settled while its streak goes on")
+            self.follow(rv)
+            return
+        length = int(ended[-1].payload["length"])
+        seen = {}
+        for s in settles:
+            p = s.payload
+            wid = p["wager_id"]
+            if wid in seen:
+                self.finding(rv.n, s, f"{wid} settled twice")
+            seen[wid] = s
+            w = pending.get(wid)
+            if w is None:
+                self.finding(rv.n, s, f"{wid} settled but not a wager of this streak")
+                continue
+            payout = up_paytable(self.up["paytable"]).payout(length)
+            meter = int(p["meter_share_cents"]) if "meter_share_cents" in p else None
+            try:
+                want = settle_streak(self.up["paytable"], length, int(w["stake_cents"]), meter_cents=meter)
+            except ValueError as exc:
+                self.finding(rv.n, s, f"{wid}: {exc}")
+                continue
+            self.settled += 1
+            self.by_payout[str(payout)] += 1
+            if int(p["returned_cents"]) != want.returned_cents or int(p["length"]) != length:
+                self.finding(rv.n, s, f"{wid}: {w['stake_cents']} on a streak of {length} ({payout}) returns "
+                             f"{want.returned_cents}; {p['returned_cents']} returned at length {p['length']}")
+        for wid in pending.keys() - seen.keys():
+            self.finding(rv.n, ended[-1], f"{wid} never settled when its streak ended")
+        self.follow(rv)
+
+    def verdict(self):
+        m = [Measurement("up_wagers_settled", self.settled, "wagers")]
+        m += [Measurement(f"settled_{k.replace(' ', '_')}", v, "wagers") for k, v in sorted(self.by_payout.items())]
+        if self.failed:
+            return "fail", f"{self._findings_total} Roulette Up settlement(s) wrong", m
+        if not self.settled:
+            return "indeterminate", "no Roulette Up wager settled in the trace", m
+        return "pass", f"{self.settled} Roulette Up wagers settled by {self.up['label']}", m
+
+
+class ProgressiveMeter(UpCheck):
+    """§ 617b.4(h)(2): a progressive paytable's meter starts at its seed ("N× the progressive
+    wager"), takes the incrementation rate of every progressive wager, pays "100% of progressive
+    meter" (split equally among the streak's winners, whole cents, the remainder kept) and is
+    reseeded at the seed. Every increment and hit is re-computed exactly."""
+
+    id = "RU-617b.4h2-meter"
+    section = "§ 617b.4(h)(2)"
+    title = "Progressive meter: seed, increments, hit and reseed"
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.increments = self.hits = 0
+
+    def setup(self, bench) -> None:
+        super().setup(bench)
+        prog = (self.up or {}).get("progressive")
+        self.prog = prog
+        if prog is None:
+            return
+        start = bench.croupier.get("streak_resumed") or bench.croupier.get("meters") or {}
+        self.meter = Fraction(int(start.get("meter_cents", prog["seed_cents"]))) + Fraction(start.get("meter_residue", "0"))
+        self.rate = Fraction(prog["increment_rate"])
+        if not bench.croupier.get("streak_resumed") and int(start.get("meter_cents", -1)) != prog["seed_cents"]:
+            self.finding(0, None, f"meter starts at {start.get('meter_cents')}; seed {prog['seed_cents']}")
+
+    def observe(self, rv: RoundView) -> None:
+        self.rounds += 1
+        if self.prog is None:
+            return
+        incs = {e.payload["wager_id"]: e for e in croupier(rv, "meter_increment")}
+        if rv.settled:
+            for w in croupier(rv, "wager"):
+                if w.payload["kind"] != "up":
+                    continue
+                self.meter += self.rate * int(w.payload["stake_cents"])
+                e = incs.pop(w.payload["wager_id"], None)
+                self.increments += 1
+                if e is None:
+                    self.finding(rv.n, w, f"progressive wager {w.payload['wager_id']} did not increment the meter")
+                    self.meter = Fraction(0)  # resynchronised below on the next record
+                    continue
+                if int(e.payload["meter_cents"]) != math.floor(self.meter):
+                    self.finding(rv.n, e, f"meter {e.payload['meter_cents']} after {w.payload['wager_id']}; "
+                                 f"expected {math.floor(self.meter)} (+{self.rate} × {w.payload['stake_cents']})")
+                self.meter = Fraction(int(e.payload["meter_cents"])) + Fraction(e.payload.get("meter_residue", "0"))
+        for e in incs.values():
+            self.finding(rv.n, e, f"meter incremented for {e.payload['wager_id']}, not an accepted wager of a played round")
+        hits = croupier(rv, "meter_hit")
+        shares = [s for s in croupier(rv, "up_settle") if "meter_share_cents" in s.payload]
+        if shares and not hits:
+            self.finding(rv.n, shares[0], "the meter was paid but no hit recorded")
+        for h in hits:
+            self.hits += 1
+            k = int(h.payload["winners"])
+            share, rest = divmod(math.floor(self.meter), k) if k else (0, 0)
+            for s in shares:
+                if int(s.payload["meter_share_cents"]) != share:
+                    self.finding(rv.n, s, f"meter share {s.payload['meter_share_cents']}; the meter "
+                                 f"{math.floor(self.meter)} split {k} ways is {share}")
+            want = self.prog["seed_cents"] + rest
+            if int(h.payload["meter_cents"]) != want:
+                self.finding(rv.n, h, f"meter reseeded at {h.payload['meter_cents']}; seed + remainder = {want}")
+            self.meter = Fraction(int(h.payload["meter_cents"])) + Fraction(h.payload.get("meter_residue", "0"))
+        self.follow(rv)
+
+    def verdict(self):
+        m = [Measurement("increments", self.increments, "wagers"), Measurement("meter_hits", self.hits, "hits")]
+        if self.prog is None:
+            return "indeterminate", "no progressive paytable at this table", m
+        m.append(Measurement("meter_end_cents", float(self.meter), "cents"))
+        if self.failed:
+            return "fail", f"{self._findings_total} meter error(s)", m
+        if not self.increments:
+            return "indeterminate", "no progressive wager in the trace", m
+        return "pass", f"{self.increments} increments and {self.hits} hit(s) exact", m
+
+
+class UpLockout(Lockout):
+    """§ 617b.4(c)(2): the progressive table game system includes "a mechanism, such as a
+    lock-out button, that prevents the recognition of any progressive wager that a player
+    attempts to place after the dealer has announced 'no more bets'" — no wager recognised once
+    the lock-out took effect, and the device must take effect within the scenario's latency
+    budget. Bracketed by the rig's probe presses, as at a Crazy Time table."""
+
+    id = "RU-617b.4c2-lockout"
+    section = "§ 617b.4(c)(2)"
+    title = "No progressive wager recognised after the lock-out; latency within budget"
+
+
+# --------------------------------------------------------------------------- the wheel
+class PocketUniformity(TableCheck):
+    """§ 617b.4(f), § 617b.5(e): the number is "the compartment the ball comes to rest in"; the
+    paytables of §§ 617b.4(h) and 617b.5(g) (and their RTP) presume each compartment equally
+    likely. Pearson's χ² test of the numbers of the valid spins against the uniform distribution
+    (N − 1 degrees of freedom)."""
+
+    id = "RW-pocket-chi2"
+    section = "§ 617b.4(f), § 617b.5(e)"
+    title = "Numbers uniform over the wheel's compartments (χ² test)"
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.counts: Counter[str] = Counter()
+
+    def observe(self, rv: RoundView) -> None:
+        self.rounds += 1
+        ball = valid_ball(rv)
+        if ball is not None:
+            self.counts[pocket_key(ball.payload["pocket"])] += 1
+
+    def verdict(self):
+        n = sum(self.counts.values())
+        k = len(self.pockets)
+        alpha = self.config.chi2_alpha
+        m = [Measurement("spins", n, "spins", limit=f">= {self.config.chi2_min_spins} spins")]
+        if n < self.config.chi2_min_spins:
+            return "indeterminate", f"{n} spins: too few for the χ² test", m
+        observed = [self.counts.get(pocket_key(p), 0) for p in self.pockets]
+        if (other := n - sum(observed)) > 0:
+            self.finding(0, None, f"{other} spins on numbers not on the {self.wheel} wheel")
+        chi2, p = stats.chisquare(observed)
+        m += [Measurement("chi2", float(chi2), "1"), Measurement("p_value", float(p), "1", limit=f">= {alpha}"),
+              Measurement("dof", k - 1, "1")]
+        if p < alpha:
+            top = max(range(k), key=lambda i: observed[i])
+            self.finding(0, None, f"χ² = {chi2:.1f} on {k - 1} dof, p = {p:.3g} < {alpha}; most frequent "
+                         f"{self.pockets[top]} ({observed[top]} of {n}, expected {n / k:.1f})")
+        if self.failed:
+            return "fail", f"numbers not uniform: p = {p:.3g}", m
+        return "pass", f"uniform at α = {alpha}: p = {p:.3g} over {n} spins", m
+
+
+ROULETTE_CHECKS: tuple[type[Check], ...] = (
+    IlluminationAfterWagers, DistinctNumbers, PaytableValues, StraightPayouts, LitUniformity,
+    StreakRules, UpWagerTiming, UpSettlement, ProgressiveMeter, UpLockout, PocketUniformity,
+)
+
+__all__ = ["ROULETTE_CHECKS"]

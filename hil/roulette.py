@@ -1,0 +1,492 @@
+"""The croupier for a Roulette table: Roulette X rounds (§ 617b.5) and Roulette Up streaks
+across rounds (§ 617b.4), with the streak tracker and the progressive meter kept durable.
+
+One round::
+
+    round_start → betting_open: players place straight wagers on the layout (chips: recorded as
+      the croupier sees them) and — while the streak tracker is empty (§ 617b.4(d)) — Roulette Up
+      wagers through the wagering device (§ 617b.4(c)(1))
+    → no_more_bets + the wagering device's lock-out (§ 617b.4(c)(2); the rig's probe presses
+      straddle the command as at a Crazy Time table); chips placed after it are refused
+    → the croupier's acceptance of each Roulette Up press: a wager, or a recorded rejection
+      (the streak already started, § 617b.4(d); no Roulette wager by that player, § 617b.4(a))
+    → Roulette X: the random number generator is initiated (§ 617b.5(d)), numbers lit
+    → spin: a misspin (reported by the wheel) or no result in time is void and respun, up to
+      ``respin_limit`` times; past that the round is void and its wagers refunded
+    → the number is announced; straight wagers settled (collect, then pay: the lit payout on a
+      lit number, § 617b.5(e), else the paytable's straight odds, § 617b.5(f))
+    → the Roulette Up streak tracker takes the number (§ 617b.4(f)–(g)); a streak that ended is
+      settled (§ 617b.4(h)) and, on a progressive paytable, the meter paid and reseeded
+    → round_end; the tracker's state saved (``StreakStore``), then the trace committed.
+
+The controller decides from what the devices report; it never writes a verdict. The checks
+(``hil.checks.roulette``) re-derive everything from the trace. ``CroupierFaults`` make it wrong
+on purpose.
+
+Decisions (docs/rules-roulette.md): a streak starts only after at least one Roulette Up wager
+was accepted; all of a streak's wagers are therefore placed in the round of its starting number.
+"100% of progressive meter" won by several wagers of one streak is split equally (whole cents;
+the remainder stays on the reseeded meter). The meter is reseeded at the seed; the reserve
+(§ 617b.4(h)(2)'s reserve rate) accumulates apart and funds the reseeds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field, replace
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import simpy
+
+from devices.contracts import BallResult, Illumination
+from hil.bench import Devices
+from hil.controller import TableCroupier
+from hil.scenario import Scenario, Table
+from hil.trace import TraceWriter
+from rules.odds import ToOne
+from rules.roulette import Wheel, parse_pocket, pockets, streak_rank
+from rules.roulette_up import EndReason, ProgressiveMeter, StreakState, paytable as up_paytable, settle_streak
+from rules.roulette_x import LitNumbers, RouletteXSubmission, paytable_for, straight_odds
+
+#: the spot names on the wagering device
+UP_SPOT = "roulette-up"
+#: § 617a.4's straight odds, for a table that does not offer Roulette X
+STANDARD_STRAIGHT = ToOne(35)
+
+
+def pocket_json(p: int | str) -> int | str:
+    return p if isinstance(p, str) else int(p)
+
+
+def table_rules(rules: RouletteXSubmission, table: Table) -> RouletteXSubmission:
+    """The Rules Submission with the paytable the scenario's table selects (if it selects one)."""
+    if table.roulette_x_paytable is None or table.roulette_x_paytable == rules.paytable:
+        return rules
+    rules.par_for(table.roulette_x_paytable)  # the PAR must be there (RouletteXError otherwise)
+    return rules.model_copy(update={"paytable": table.roulette_x_paytable})
+
+
+# --------------------------------------------------------------------------- durable state
+@dataclass
+class UpWager:
+    wager_id: str
+    seat: int
+    stake_cents: int
+
+
+@dataclass
+class StreakRecord:
+    """What the streak tracker must remember across a restart of the rig."""
+
+    schema: int = 1
+    wheel: str = "single-zero"
+    paytable: str | None = None
+    numbers: list[int | str] = field(default_factory=list)
+    wagers: list[UpWager] = field(default_factory=list)
+    meter_cents: int = 0
+    reserve_cents: int = 0
+    #: fractions of a cent owed to the meter and the reserve (increments are exact rationals)
+    meter_residue: str = "0"
+    reserve_residue: str = "0"
+    streaks_settled: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> StreakRecord:
+        data = dict(data)
+        data["wagers"] = [UpWager(**w) for w in data.get("wagers", [])]
+        return cls(**data)
+
+
+class StreakStoreError(ValueError):
+    pass
+
+
+class StreakStore:
+    """The tracker's state in a JSON file, replaced atomically (write, fsync, rename) after every
+    round: a rig killed at any instant restarts on the last completed round's streak and meter."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+
+    def load(self) -> StreakRecord | None:
+        if not self.path.exists():
+            return None
+        try:
+            rec = StreakRecord.from_json(json.loads(self.path.read_text(encoding="utf-8")))
+        except (OSError, ValueError, TypeError) as exc:
+            raise StreakStoreError(f"{self.path}: unreadable streak tracker state: {exc}") from None
+        if rec.schema != 1:
+            raise StreakStoreError(f"{self.path}: streak tracker state schema {rec.schema} (this rig reads 1)")
+        return rec
+
+    def save(self, rec: StreakRecord) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(self.path.suffix + ".tmp")
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(rec.to_json(), f, sort_keys=True)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, self.path)
+
+
+# --------------------------------------------------------------------------- the croupier
+class RouletteController(TableCroupier):
+    def __init__(self, env: simpy.Environment, devices: Devices, trace: TraceWriter, scenario: Scenario,
+                 rules: RouletteXSubmission, rng: np.random.Generator, store: StreakStore | None = None) -> None:
+        assert devices.roulette_wagering is not None and devices.ball_wheel is not None
+        super().__init__(env, devices.roulette_wagering, trace, scenario, rng)
+        self.dev, self.store = devices, store
+        self.table: Table = scenario.table or Table()
+        self.wheel = Wheel(self.table.wheel)
+        self.pockets = pockets(self.wheel)
+        self.rx = paytable_for(table_rules(rules, self.table).paytable, self.wheel) if self.table.roulette_x else None
+        self.up = up_paytable(self.table.roulette_up) if self.table.roulette_up else None
+        self.stats = {"rounds": 0, "spins": 0, "void_spins": 0, "void_rounds": 0, "streaks": 0, "meter_hits": 0}
+        self.chips: list[tuple[float, int, int | str, int]] = []  # (time, seat, number, stake) this round
+        self.rec = StreakRecord(wheel=str(self.wheel), paytable=self.up.name if self.up else None)
+        self.resumed = False
+        if store is not None and (old := store.load()) is not None:
+            if old.wheel != self.rec.wheel or old.paytable != self.rec.paytable:
+                raise StreakStoreError(f"{store.path}: the saved streak is for a {old.wheel} wheel, paytable "
+                                       f"{old.paytable}; this table is {self.rec.wheel}, {self.rec.paytable}")
+            self.rec, self.resumed = old, True
+        if self.up is not None and self.up.progressive is not None and not self.resumed:
+            self.rec.meter_cents = self._seed_cents
+        self.streak = self._rebuild_streak()
+
+    # ------------------------------------------------------------------ set-up record
+    @property
+    def _seed_cents(self) -> int:
+        assert self.up is not None and self.up.progressive is not None
+        return self.up.progressive.seed_multiple * self.table.progressive_stake_cents
+
+    def describe(self) -> dict[str, Any]:
+        """Round 0's ``table`` record: what the checks judge this table against."""
+        rx = None if self.rx is None else {"paytable": self.rx.name, "straight_odds": int(self.rx.straight.ratio),
+                                           "multipliers": [int(m.ratio) for m in self.rx.multipliers]}
+        up = None
+        if self.up is not None:
+            up = {"paytable": self.up.name, "label": self.up.label, "longest": self.up.longest,
+                  "pays": {str(k): str(v) for k, v in self.up.pays.items()}, "progressive": None}
+            if (terms := self.up.progressive) is not None:
+                up["progressive"] = {
+                    "seed_multiple": terms.seed_multiple, "stake_cents": self.table.progressive_stake_cents,
+                    "seed_cents": self._seed_cents, "increment_rate": str(terms.increment_rate),
+                    "reserve_rate": None if terms.reserve_rate is None else str(terms.reserve_rate)}
+        return {"wheel": str(self.wheel), "pockets": [pocket_json(p) for p in self.pockets],
+                "straight_odds_without_x": int(STANDARD_STRAIGHT.ratio), "roulette_x": rx, "roulette_up": up}
+
+    def _rebuild_streak(self) -> StreakState | None:
+        if self.up is None:
+            return None
+        state = StreakState.start(self.wheel, self.up)
+        for n in self.rec.numbers:
+            state = state.add(n)
+        return state
+
+    # ------------------------------------------------------------------ run
+    def run(self, rounds: int) -> simpy.Process:
+        return self.env.process(self._run(rounds))
+
+    def _run(self, rounds: int):
+        between = self.sc.croupier.between_rounds_s
+        if self.resumed:
+            self._say("streak_resumed", self._streak_payload())
+        self._say("meters", self._meters())
+        self.trace.commit()
+        for n in range(1, rounds + 1):
+            yield from self._round(n)
+            if self.store is not None:
+                self.store.save(self.rec)  # the tracker first: a committed round is never ahead of it
+            self.trace.commit()
+            if between:
+                yield self.env.timeout(between)
+
+    def _streak_payload(self) -> dict[str, Any]:
+        return {"numbers": [pocket_json(p) for p in self.rec.numbers],
+                "wagers": [asdict(w) for w in self.rec.wagers], **self._meters()}
+
+    def _meters(self) -> dict[str, Any]:
+        return {"meter_cents": self.rec.meter_cents, "reserve_cents": self.rec.reserve_cents,
+                "meter_residue": self.rec.meter_residue, "reserve_residue": self.rec.reserve_residue}
+
+    @property
+    def up_open(self) -> bool:
+        """§ 617b.4(d): Roulette Up wagers only before the starting number is established."""
+        return self.up is not None and not self.rec.numbers
+
+    # ------------------------------------------------------------------ one round
+    def _round(self, n: int):
+        env, cr = self.env, self.sc.croupier
+        self.trace.round = n
+        self.answers, self.probe_answers, self.chips = [], [], []
+        self._say("round_start", {"round": n})
+        self.wagering.open_betting()
+        self._say("betting_open", {"window_s": cr.betting_window_s, "roulette_up_open": self.up_open})
+        t_lock = env.now + cr.betting_window_s
+        self._schedule_players(cr.betting_window_s)
+        self._schedule_lockout_presses(t_lock, UP_SPOT, [UP_SPOT] if self.up else [])
+        lit: Illumination | None = None
+        if self.rx is not None and self.faults.illuminate_before_no_more_bets:
+            yield env.timeout(cr.betting_window_s / 2)
+            lit = yield from self._illuminate()
+            yield env.timeout(max(0.0, t_lock - env.now))
+        else:
+            yield env.timeout(cr.betting_window_s)
+        self._say("no_more_bets")  # § 617a.5 / § 617b.4(c)(2)
+        self.wagering.lock_out()
+        if self.dev.lockout_counter is not None:
+            self.dev.lockout_counter.measure()
+        yield env.timeout(cr.spin_delay_s)  # late chips and presses arrive meanwhile
+        self._update_search()
+        straights, ups = self._accept(n)
+        self.stats["rounds"] += 1
+        if self.rx is not None and lit is None:
+            lit = yield from self._illuminate()  # § 617b.5(d): after all wagers are placed
+            if lit is None:
+                self._void(n, straights + ups, "no_illumination")
+                return
+        ball = yield from self._spin_until_valid()
+        if ball is None:
+            self._void(n, straights + ups, "respin_limit")
+            return
+        number = ball.pocket
+        self._say("number", {"pocket": pocket_json(number), "pocket_index": ball.pocket_index})  # § 617a.5(c)
+        collected, paid = self._settle_straights(straights, number, lit)
+        for w in ups:  # the Roulette Up wagers join the streak this number starts (§ 617b.4(f))
+            self.rec.wagers.append(w)
+            self._increment(w)
+        up_collected, up_paid, length = self._track(n, number)
+        self._say("round_end", {"round": n, "void": False, "pocket": pocket_json(number),
+                                "wagers": len(straights) + len(ups), "collected_cents": collected + up_collected,
+                                "paid_cents": paid + up_paid, "streak_length": length})
+
+    # ------------------------------------------------------------------ wagers
+    def _schedule_players(self, window_s: float) -> None:
+        """Straight wagers as chips on the layout (recorded when placed; the croupier refuses chips
+        placed after "no more bets"), and Roulette Up presses on the wagering device."""
+        pl, tb, rnd, now = self.sc.players, self.table, self.prng, self.env.now
+        lo_w, hi_w = pl.wagers_per_player
+        lo_s, hi_s = tb.straight_stake_cents[0] // 100, tb.straight_stake_cents[1] // 100
+        for seat in range(1, pl.count + 1):
+            k = rnd.randint(lo_w, hi_w)
+            times = sorted(now + rnd.uniform(0, window_s) for _ in range(k))
+            for t in times:
+                self._chip_at(t, seat, rnd.choice(self.pockets), 100 * rnd.randint(max(lo_s, 1), max(hi_s, 1)))
+            if self.up is None:
+                continue
+            p = pl.roulette_up_probability if self.up_open else pl.roulette_up_late_probability
+            if k and rnd.random() < p:
+                self._press_at(times[0] + rnd.uniform(0, now + window_s - times[0]), seat, UP_SPOT,
+                               self._up_stake(rnd))
+        if pl.count and self.rng.random() < pl.late_press_probability:  # a chip after "no more bets"
+            late = now + window_s + float(self.rng.uniform(0, pl.late_press_window_s))
+            self._chip_at(late, int(self.rng.integers(1, pl.count + 1)),
+                          self.pockets[int(self.rng.integers(len(self.pockets)))], 100)
+
+    def _up_stake(self, rnd) -> int:
+        if self.up is not None and self.up.progressive is not None:
+            return self.table.progressive_stake_cents  # the progressive wager is a fixed amount
+        lo, hi = self.table.straight_stake_cents
+        return 100 * rnd.randint(max(lo // 100, 1), max(hi // 100, 1))
+
+    def _chip_at(self, at: float, seat: int, number: int | str, stake: int) -> None:
+        ev = self.env.timeout(max(0.0, at - self.env.now))
+        ev.callbacks.append(lambda _e: self.chips.append((self.env.now, seat, number, stake)))
+
+    def _accept(self, n: int) -> tuple[list, list[UpWager]]:
+        """The croupier's acceptance of what was placed this round (in time order)."""
+        t_close = self.env.now - self.sc.croupier.spin_delay_s  # when "no more bets" was announced
+        straights: list[tuple[str, int, int | str, int]] = []
+        seats_with_roulette_wager: set[int] = set()
+        for i, (t, seat, number, stake) in enumerate(sorted(self.chips, key=lambda c: c[0]), 1):
+            if t >= t_close:
+                self._say("wager_rejected", {"kind": "straight", "seat": seat, "number": pocket_json(number),
+                                             "stake_cents": stake, "placed_s": t,
+                                             "reason": "placed after no more bets"})
+                continue
+            wid = f"{n}-s{i}"
+            straights.append((wid, seat, number, stake))
+            seats_with_roulette_wager.add(seat)
+            self._say("wager", {"wager_id": wid, "kind": "straight", "seat": seat, "number": pocket_json(number),
+                                "stake_cents": stake, "placed_s": t})
+        ups: list[UpWager] = []
+        for a in sorted((a for a in self.answers if a.accepted and a.spot == UP_SPOT), key=lambda a: a.device_time_s):
+            if a.seat == self._probe_seat:  # the rig's actuator: measured, never a player's wager
+                continue
+            reason = None
+            if not self.up_open and not self.faults.up_accept_mid_streak:
+                reason = "the Roulette Up streak has started (§ 617b.4(d))"
+            elif a.seat not in seats_with_roulette_wager:
+                reason = "no Roulette wager by this player (§ 617b.4(a))"
+            if reason is not None:
+                self._say("wager_rejected", {"kind": "up", "seat": a.seat, "press_id": a.press_id,
+                                             "stake_cents": a.stake_cents, "reason": reason})
+                continue
+            w = UpWager(f"{n}-u{a.press_id}", a.seat, a.stake_cents)
+            ups.append(w)
+            self._say("wager", {"wager_id": w.wager_id, "kind": "up", "seat": w.seat, "press_id": a.press_id,
+                                "stake_cents": w.stake_cents, "placed_s": a.device_time_s})
+        return straights, ups
+
+    @property
+    def _probe_seat(self) -> int | None:
+        pr = self.sc.lockout.probe
+        return pr.seat if pr is not None else None
+
+    def _increment(self, w: UpWager) -> None:
+        """§ 617b.4(h)(2): each progressive wager adds its increment to the meter, and its reserve."""
+        if self.up is None or (terms := self.up.progressive) is None or self.faults.up_meter_no_increment:
+            return
+        meter = Fraction(self.rec.meter_residue) + terms.increment_rate * w.stake_cents
+        reserve = Fraction(self.rec.reserve_residue) + (terms.reserve_rate or 0) * w.stake_cents
+        self.rec.meter_cents += int(meter)
+        self.rec.reserve_cents += int(reserve)
+        self.rec.meter_residue, self.rec.reserve_residue = str(meter - int(meter)), str(reserve - int(reserve))
+        self._say("meter_increment", {"wager_id": w.wager_id, "stake_cents": w.stake_cents, **self._meters()})
+
+    # ------------------------------------------------------------------ devices
+    def _illuminate(self):
+        self._say("illuminate_command")
+        ev = self.dev.illuminator.illuminate()
+        yield ev | self.env.timeout(self.sc.croupier.bonus_timeout_s)
+        if not ev.processed:
+            self._say("device_timeout", {"device": "illuminator"})
+            return None
+        return ev.value
+
+    def _spin_until_valid(self):
+        cr = self.sc.croupier
+        for attempt in range(1, cr.respin_limit + 2):
+            self.stats["spins"] += 1
+            self._say("spin_command", {"attempt": attempt})
+            ev = self.dev.ball_wheel.spin()
+            yield ev | self.env.timeout(cr.spin_timeout_s)
+            reason = None
+            if not ev.processed:
+                reason = "no_wheel_result"
+            else:
+                ball: BallResult = ev.value
+                try:
+                    parse_pocket(ball.pocket, self.wheel)
+                except ValueError:
+                    reason = "invalid_pocket"
+                else:
+                    if ball.misspin:
+                        reason = "misspin"
+            if reason is None:
+                self._say("spin_valid", {"attempt": attempt, "pocket": pocket_json(ball.pocket),
+                                         "ball_revolutions": ball.ball_revolutions})
+                return ball
+            self.stats["void_spins"] += 1
+            self._say("spin_void", {"attempt": attempt, "reason": reason, "respin": attempt <= cr.respin_limit})
+        return None
+
+    # ------------------------------------------------------------------ settlement
+    def _settle_straights(self, straights, number, illumination: Illumination | None) -> tuple[int, int]:
+        """§ 617b.5(e)–(f): collect the losing straight wagers, then pay the winners."""
+        lit = None
+        if illumination is not None and self.rx is not None:
+            try:
+                lit = LitNumbers.of(zip(illumination.numbers, illumination.multipliers), self.rx, self.wheel)
+            except ValueError as exc:  # an illumination the paytable does not allow: pay straight odds
+                self._say("illumination_refused", {"reason": str(exc)})
+        collected = paid = 0
+        winners = []
+        for wid, seat, num, stake in straights:
+            if num != number:
+                collected += stake
+                self._say("collect", {"wager_id": wid, "kind": "straight", "seat": seat, "number": pocket_json(num),
+                                      "stake_cents": stake})
+            else:
+                winners.append((wid, seat, num, stake))
+        for wid, seat, num, stake in winners:
+            if self.rx is None:
+                odds, is_lit = STANDARD_STRAIGHT, False
+            else:
+                odds = straight_odds(num, number, lit) if lit is not None else self.rx.straight
+                is_lit = lit is not None and odds != self.rx.straight
+                if is_lit and self.faults.straight_odds_on_lit:
+                    odds = self.rx.straight
+            win = odds.profit_cents(stake) + self.faults.payout_error_cents
+            paid += win
+            self._say("pay", {"wager_id": wid, "kind": "straight", "seat": seat, "number": pocket_json(num),
+                              "stake_cents": stake, "odds": str(odds), "lit": is_lit, "win_cents": win})
+        return collected, paid
+
+    def _track(self, n: int, number) -> tuple[int, int, int | None]:
+        """§ 617b.4(f)–(h): the tracker takes the number; an ended streak is settled."""
+        if self.up is None or (not self.rec.numbers and not self.rec.wagers):
+            return 0, 0, None
+        state = self.streak
+        assert state is not None
+        nxt = state.add(number)
+        f = self.faults
+        if (f.up_continue_on_equal and nxt.end_reason is EndReason.NOT_GREATER
+                and streak_rank(number) == streak_rank(state.numbers[-1])):
+            length = state.length + 1
+            nxt = replace(nxt, length=length, end_reason=EndReason.LONGEST if length >= nxt.longest else None)
+        elif f.up_continue_after_36 and nxt.end_reason is EndReason.THIRTY_SIX and nxt.length < nxt.longest:
+            nxt = replace(nxt, end_reason=None)
+        self.streak = nxt
+        self.rec.numbers.append(number)
+        self._say("streak", {"numbers": [pocket_json(p) for p in nxt.numbers], "length": nxt.length,
+                             "ended": nxt.ended, "end_reason": None if nxt.end_reason is None else nxt.end_reason.name})
+        if not nxt.ended:
+            return 0, 0, nxt.length
+        collected, paid = self._settle_up(nxt)
+        self.stats["streaks"] += 1
+        self.rec.numbers, self.rec.wagers = [], []
+        self.rec.streaks_settled += 1
+        self.streak = self._rebuild_streak()
+        return collected, paid, nxt.length
+
+    def _settle_up(self, streak: StreakState) -> tuple[int, int]:
+        assert self.up is not None
+        payout = self.up.payout(streak.length)
+        hit = isinstance(payout, ProgressiveMeter)
+        wagers = self.rec.wagers
+        share = rest = 0
+        if hit:
+            share, rest = divmod(self.rec.meter_cents, len(wagers)) if wagers else (0, self.rec.meter_cents)
+        collected = paid = 0
+        for w in wagers:
+            s = settle_streak(self.up, streak.length, w.stake_cents, meter_cents=share if hit else None)
+            returned = s.returned_cents
+            if self.faults.up_push_collected and str(s.payout) == "Push":
+                returned = 0
+            if returned < w.stake_cents:
+                collected += w.stake_cents - returned
+            paid += max(0, returned - w.stake_cents)
+            self._say("up_settle", {"wager_id": w.wager_id, "seat": w.seat, "stake_cents": w.stake_cents,
+                                    "length": streak.length, "payout": str(payout), "returned_cents": returned,
+                                    **({"meter_share_cents": share, "meter_winners": len(wagers)} if hit else {})})
+        if hit and wagers:
+            self.stats["meter_hits"] += 1
+            paid_total = share * len(wagers)
+            reseed = self._seed_cents
+            self.rec.reserve_cents -= reseed  # the reserve funds the reseed
+            self.rec.meter_cents = reseed + rest
+            self._say("meter_hit", {"paid_cents": paid_total, "winners": len(wagers), "reseed_cents": reseed,
+                                    "remainder_cents": rest, **self._meters()})
+        return collected, paid
+
+    def _void(self, n: int, wagers: list, reason: str) -> None:
+        """A round that cannot be settled: this round's wagers refunded; a running streak goes on."""
+        self.stats["void_rounds"] += 1
+        for w in wagers:
+            if isinstance(w, UpWager):
+                self._say("refund", {"wager_id": w.wager_id, "kind": "up", "seat": w.seat,
+                                     "stake_cents": w.stake_cents})
+            else:
+                wid, seat, num, stake = w
+                self._say("refund", {"wager_id": wid, "kind": "straight", "seat": seat, "number": pocket_json(num),
+                                     "stake_cents": stake})
+        self._say("round_end", {"round": n, "void": True, "reason": reason, "wagers": len(wagers)})
