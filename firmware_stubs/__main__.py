@@ -8,9 +8,13 @@ time), until SIGTERM/SIGINT.
     croupier stub wagering --pty            # serial frames on a new pty (docs/wire/serial-frames.md)
     croupier stub money-wheel --serial /dev/ttyUSB0 [--baudrate 115200]
     croupier stub multiplier-board --modbus tcp://127.0.0.1:0 [--rules my_rules.toml]
+    croupier stub illuminator --modbus tcp://127.0.0.1:0 [--rules roulette_x.toml] [--param wheel=double-zero]
+    croupier stub roulette-wheel --pty [--param wheel=double-zero]   # the vendor's line protocol, paced at 9600 baud
 
 The bonus games' devices (``multiplier-board``, ``coin-flipper``, ``pachinko-board``,
-``crazy-time-world-wheel``) speak Modbus only: they have no serial frames.
+``crazy-time-world-wheel``) and Roulette X's ``illuminator`` speak Modbus only: they have no serial frames.
+The ``roulette-wheel`` speaks the vendor's line protocol only (``--pty`` / ``--serial``;
+docs/wire/slingshot-roulette.md): it has no register map.
 
 Once serving, the stub prints one line on stdout, ``READY <device> <url> [control=<url>]``, with
 the bound port or the pty peer's path — what a test or a bench file needs to reach it. Stubs bind
@@ -37,15 +41,18 @@ from urllib.parse import urlsplit
 
 from devices.coin_flipper import CoinFlipperParams
 from devices.ctw_wheel import CtwWheelParams
+from devices.illuminator import IlluminatorParams
 from devices.money_wheel import MoneyWheelParams
 from devices.multiplier_board import MultiplierBoardParams
 from devices.pachinko import PachinkoParams
+from devices.roulette_wheel import RouletteWheelParams
 from devices.top_slot import TopSlotParams
 from devices.wagering import WageringParams
 from firmware_stubs.board import MultiplierBoardGlue, load_rules
 from firmware_stubs.coin_flipper import CoinFlipperGlue
 from firmware_stubs.control import ControlServer, generator, validate_params
 from firmware_stubs.ctw_wheel import CtwWheelGlue
+from firmware_stubs.illuminator import IlluminatorGlue, load_roulette_x
 from firmware_stubs.modbus import ModbusStub, ModelClock
 from firmware_stubs.money_wheel import MoneyWheelGlue
 from firmware_stubs.pachinko import PachinkoGlue
@@ -53,6 +60,7 @@ from firmware_stubs.top_slot import TopSlotGlue, load_par
 from firmware_stubs.wagering import WageringGlue
 from hil.wire.url import ModbusUrl
 from hil.wire.registers import default_map, load_register_map
+from rules.roulette_x import RouletteXSubmission
 from rules.submission import RulesSubmission, RulesSubmissionError
 
 #: ``--modbus rtu://pty?...``: RTU on a new pty pair, paced at the URL's baud rate (firmware_stubs.rtu_pty)
@@ -65,9 +73,14 @@ DEVICES = {"wagering": ("wagering", WageringParams),
            "multiplier-board": ("multiplier-board", MultiplierBoardParams),
            "coin-flipper": ("coin-flipper", CoinFlipperParams),
            "pachinko-board": ("pachinko-board", PachinkoParams),
-           "crazy-time-world-wheel": ("crazy-time-world-wheel", CtwWheelParams)}
-#: The bonus games' command devices (``firmware_stubs.command``): Modbus only.
-MODBUS_ONLY = ("multiplier-board", "coin-flipper", "pachinko-board", "crazy-time-world-wheel")
+           "crazy-time-world-wheel": ("crazy-time-world-wheel", CtwWheelParams),
+           "illuminator": ("illuminator", IlluminatorParams),
+           "roulette-wheel": (None, RouletteWheelParams)}
+#: The command devices (``firmware_stubs.command``: the bonus games', Roulette X's illuminator): Modbus only.
+MODBUS_ONLY = ("multiplier-board", "coin-flipper", "pachinko-board", "crazy-time-world-wheel", "illuminator")
+#: Devices with a vendor line protocol instead of the frames (``firmware_stubs.slingshot``): serial only,
+#: and their line's baud rate when ``--baudrate`` is not given (a pty is paced at it).
+SERIAL_ONLY = {"roulette-wheel": 9600}
 
 
 def _raw_params(pairs: list[str]) -> dict[str, str]:
@@ -94,10 +107,11 @@ class DeviceHost:
         if self.wire == "modbus":
             map_name = DEVICES[args.device][0]
             self.rmap = load_register_map(args.register_map, map_name) if args.register_map else default_map(map_name)
-        self.par = None  # what the device draws from: the Top Slot's PAR, the board's Rules Submission
-        if args.device in ("top-slot", "multiplier-board"):
+        self.par = None  # what the device draws from: the Top Slot's PAR, the board's or illuminator's Rules Submission
+        if args.device in ("top-slot", "multiplier-board", "illuminator"):
+            load = {"top-slot": load_par, "multiplier-board": load_rules, "illuminator": load_roulette_x}[args.device]
             try:
-                self.par = load_par(args.rules) if args.device == "top-slot" else load_rules(args.rules)
+                self.par = load(args.rules)
             except (OSError, RulesSubmissionError) as exc:
                 raise SystemExit(f"--rules: {exc}") from None
         wants_truth = args.truth_file and args.device == "wagering"  # the other devices ignore --truth-file
@@ -135,6 +149,12 @@ class DeviceHost:
             glue = PachinkoGlue(clock, params, rng, self.rmap)
         elif self.device == "crazy-time-world-wheel":
             glue = CtwWheelGlue(clock, params, rng, self.rmap)
+        elif self.device == "illuminator":
+            glue = IlluminatorGlue(clock, params, par, rng, self.rmap)
+        elif self.device == "roulette-wheel":
+            from firmware_stubs.slingshot import SlingshotGlue
+
+            glue = SlingshotGlue(clock, params, rng)
         else:
             glue = (TopSlotGlue(clock, params, par, rng, self.rmap) if modbus
                     else TopSlotFrameGlue(clock, params, par, rng))
@@ -146,6 +166,8 @@ class DeviceHost:
             par = RulesSubmission.model_validate(rules).top_slot
         elif rules and self.device == "multiplier-board":
             par = RulesSubmission.model_validate(rules)
+        elif rules and self.device == "illuminator":
+            par = RouletteXSubmission.model_validate(rules)  # a Roulette X submission
         validate_params(self.params_cls, raw)  # refuse before touching the running model
         running = self.clock.env
         self.clock.renew()
@@ -262,11 +284,16 @@ def _serve_serial(args: argparse.Namespace) -> None:
         pair = open_pty()
         port, where = FdPort(pair.master_fd), pair.peer_path
     else:
-        port, where = UrlPort(args.serial, args.baudrate), args.serial
+        port, where = UrlPort(args.serial, args.baudrate or 115_200), args.serial
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
-    stub = SerialStub(port, host.glue, host.clock)
+    if args.device in SERIAL_ONLY:  # a vendor line protocol, paced on a pty (a real UART paces itself)
+        from firmware_stubs.slingshot import SlingshotStub
+
+        stub = SlingshotStub(port, host.glue, host.clock, baudrate=args.baudrate if args.pty else None)
+    else:
+        stub = SerialStub(port, host.glue, host.clock)
     host.on_new_glue = stub.replace_glue  # called by host.configure, in the serve loop
     try:
         if args.control:
@@ -305,14 +332,16 @@ def main(argv: list[str] | None = None) -> None:
     wire.add_argument("--serial", metavar="URL", help="serial frames on a pyserial URL (a device path, "
                       "socket://HOST:PORT, rfc2217://..., loop://)")
     wire.add_argument("--pty", action="store_true", help="serial frames on a new pty; READY names the peer's path")
-    ap.add_argument("--baudrate", type=int, default=115_200, help="--serial: baud rate")
+    ap.add_argument("--baudrate", type=int, default=None, help="--serial: baud rate (default 115200; "
+                    "roulette-wheel: 9600, and its --pty is paced at it)")
     ap.add_argument("--unit", type=int, default=1, help="Modbus device id")
     ap.add_argument("--register-map", type=Path, help="a vendor register map TOML (default: the shipped one)")
     ap.add_argument("--param", action="append", default=[], help="model parameter / fault knob NAME=VALUE")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--time-scale", type=float, default=1.0, help="simulated seconds per wall second")
     ap.add_argument("--truth-file", help="wagering: append the ground truth of every lock-out here (JSON lines)")
-    ap.add_argument("--rules", type=Path, help="top-slot, multiplier-board: the Rules Submission whose PAR the "
+    ap.add_argument("--rules", type=Path, help="top-slot, multiplier-board, illuminator: the Rules Submission "
+                    "(illuminator: a Roulette X one) whose PAR the "
                     "reels follow / whose distributions the board draws from (default: the shipped one)")
     ap.add_argument("--control", metavar="URL", help="tcp://127.0.0.1:PORT (0 = any free): the rig configures "
                     "the model's parameters and fault knobs per scenario here")
@@ -321,6 +350,11 @@ def main(argv: list[str] | None = None) -> None:
         ap.error("--time-scale must be > 0")
     if args.modbus is None and args.device in MODBUS_ONLY:
         ap.error(f"{args.device} speaks Modbus only (--modbus URL): it has no serial frames")
+    if args.modbus is not None and args.device in SERIAL_ONLY:
+        ap.error(f"{args.device} speaks its vendor's serial line protocol only (--pty or --serial URL): "
+                 f"it has no Modbus register map")
+    if args.device in SERIAL_ONLY and args.baudrate is None:
+        args.baudrate = SERIAL_ONLY[args.device]
     if args.modbus is None:
         _serve_serial(args)
         sys.stdout.flush()

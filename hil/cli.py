@@ -32,7 +32,8 @@ from hil.config import ConfigError
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
                   help="Croupier: hardware-in-the-loop test rig for live-casino game devices.")
 
-BUNDLED_SUITE = Path(__file__).resolve().parents[1] / "scenarios" / "crazy_time"
+#: every game's scenarios: scenarios/crazy_time, scenarios/roulette
+BUNDLED_SUITE = Path(__file__).resolve().parents[1] / "scenarios"
 EXIT_OK, EXIT_EXPECTATION, EXIT_BAD_INPUT = 0, 1, 2
 
 
@@ -58,6 +59,8 @@ def run(
     paths: Annotated[Optional[list[Path]], typer.Argument(help="scenario files or folders (default: the bundled suite)")] = None,
     bench: Annotated[Optional[Path], typer.Option(help="bench TOML (default: the embedded simulated bench)")] = None,
     rules: Annotated[Optional[Path], typer.Option(help="Rules Submission TOML (default: the shipped one)")] = None,
+    roulette_x_rules: Annotated[Optional[Path], typer.Option(
+        help="Roulette X Rules Submission TOML (default: the shipped reference one)")] = None,
     seed: Annotated[Optional[int], typer.Option(help="derive every scenario's seed from N")] = None,
     out: Annotated[Path, typer.Option(help="output folder: report.json, junit.xml, traces/")] = Path("out"),
     jobs: Annotated[int, typer.Option(help="worker processes (default: all cores; 1 with real devices)")] = 0,
@@ -67,7 +70,7 @@ def run(
     """Run scenarios on the bench; print a verdict per scenario; write the reports."""
     from hil.bench import load_bench
     from hil.report import build_report, print_summary, provenance, write_json, write_junit
-    from hil.runner import load_rules, run_suite
+    from hil.runner import load_roulette_x_rules, load_rules, run_suite
     from hil.scenario import discover, load_scenario
 
     started = dt.datetime.now(dt.timezone.utc)
@@ -78,6 +81,7 @@ def run(
         scenarios = [load_scenario(f) for f in files]
         loaded_bench = load_bench(bench)
         loaded_rules = load_rules(rules)
+        loaded_rx = load_roulette_x_rules(roulette_x_rules)
         names = [s.scenario.name for s in scenarios]
         dup = sorted({n for n in names if names.count(n) > 1})
         if dup:
@@ -93,8 +97,8 @@ def run(
     _archive_previous(out)
     # Real devices are one of each: their scenarios run one after the other.
     jobs = 1 if loaded_bench.config.real_time else (jobs or min(len(scenarios), os.cpu_count() or 1))
-    results = run_suite(scenarios, loaded_bench, loaded_rules, out, seed, jobs)
-    report = build_report(results, provenance(loaded_bench, loaded_rules, scenarios, seed, started))
+    results = run_suite(scenarios, loaded_bench, loaded_rules, out, seed, jobs, loaded_rx)
+    report = build_report(results, provenance(loaded_bench, loaded_rules, scenarios, seed, started, loaded_rx))
     write_json(report, out / "report.json")
     write_junit(report, out / "junit.xml")
     print_summary(report, out)

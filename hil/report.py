@@ -49,7 +49,7 @@ def _git(*args: str) -> str | None:
     return out.stdout.strip() if out.returncode == 0 else None
 
 
-def provenance(bench, rules, scenarios, seed_override, started: dt.datetime) -> dict[str, Any]:
+def provenance(bench, rules, scenarios, seed_override, started: dt.datetime, roulette_x=None) -> dict[str, Any]:
     versions = {}
     for pkg in _PACKAGES:
         try:
@@ -62,6 +62,8 @@ def provenance(bench, rules, scenarios, seed_override, started: dt.datetime) -> 
         "git_dirty": bool(dirty) if dirty is not None else None,
         "bench": {"name": bench.config.name, "source": bench.source, "sha256": _sha(bench.text)},
         "rules": {"name": rules.submission.name, "source": rules.source, "sha256": rules.sha256},
+        "roulette_x_rules": None if roulette_x is None else {
+            "name": roulette_x.submission.name, "source": roulette_x.source, "sha256": roulette_x.sha256},
         "scenarios": {s.scenario.name: {"file": s.path, "sha256": s.sha256} for s in scenarios},
         "seed_override": seed_override,
         "rounds_run": {s.scenario.name: s.scenario.rounds for s in scenarios},

@@ -322,7 +322,9 @@ class RouletteController(TableCroupier):
             if a.seat == self._probe_seat:  # the rig's actuator: measured, never a player's wager
                 continue
             reason = None
-            if not self.up_open and not self.faults.up_accept_mid_streak:
+            if a.device_time_s >= t_close:  # recognised within the device's lock-out latency
+                reason = "placed after no more bets"
+            elif not self.up_open and not self.faults.up_accept_mid_streak:
                 reason = "the Roulette Up streak has started (§ 617b.4(d))"
             elif a.seat not in seats_with_roulette_wager:
                 reason = "no Roulette wager by this player (§ 617b.4(a))"

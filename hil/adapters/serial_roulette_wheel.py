@@ -8,7 +8,7 @@ state, game or warning. The protocol carries no device clock: every ``device_tim
 result's ``*_time_s``) is the rig's receive time of the line, in the environment's time. It
 carries no ball revolutions (``None``; the wheel's own void-game judgement, warning bit 8, is
 ``misspin``) and no launch speed (0.0); ``rotor_speed_rps`` is the speed field (rpm / 60) of the
-line at the launch (state 3; else 2, 1, 5).
+game's state-2 line, the rotor up to speed (else of its state 3, 1 or 5 line).
 
 Nor does it say which wheel it is: the URL's query says so, ``/dev/ttyUSB0?wheel=double-zero``
 (default single zero; also ``baudrate=``, default 9600), or the ``wheel=`` keyword; those keys are
@@ -239,7 +239,7 @@ class SlingshotRouletteWheel:
         missing = sorted(({1, 2} if misspin else {1, 2, 3, 4}) - set(game.lines))
         if missing:
             self.fault("missed_state", f"game {st.spin} reached state 5 without state(s) {missing}")
-        speed_line = next((game.lines[s] for s in (3, 2, 1) if s in game.lines), st)
+        speed_line = next((game.lines[s] for s in (2, 3, 1) if s in game.lines), st)
         result = BallResult(
             spin_id=st.spin,
             pocket=pocket,

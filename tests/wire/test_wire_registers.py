@@ -31,7 +31,7 @@ MAPS = Path(__file__).resolve().parents[2] / "hil" / "wire" / "maps"
 FILES: dict[Device, str] = {"money-wheel": "money_wheel.toml", "top-slot": "top_slot.toml",
                             "wagering": "wagering.toml", "multiplier-board": "multiplier_board.toml",
                             "coin-flipper": "coin_flipper.toml", "pachinko-board": "pachinko_board.toml",
-                            "crazy-time-world-wheel": "ctw_wheel.toml"}
+                            "crazy-time-world-wheel": "ctw_wheel.toml", "illuminator": "illuminator.toml"}
 DEVICES = tuple(FILES)
 ORDERS = [(b, w) for b in ("big", "little") for w in ("big", "little")]
 
@@ -110,7 +110,7 @@ def test_shipped_poll_is_one_read_per_table(device: Device) -> None:
     press log only when presses came; the board's arrays only for a result that has them.)"""
     rmap = default_map(device)
     once = ("diameter_mm", "section_count", "sections", "rows", "spots", "clappers", "result_values",
-            "result_permutation")
+            "result_permutation", "wheel", "paytable", "paytable_multipliers")
     live = [p.name for p in rmap.points if p.name not in once and not p.name.startswith("press_log_")]
     blocks = rmap.read_blocks(live)
     assert len(blocks) == len({b.table for b in blocks})
@@ -129,9 +129,12 @@ def test_command_devices_share_the_core_and_write_a_command_in_one_request() -> 
         written = sorted((p for p in rmap.points if p.table == "holding"), key=lambda p: p.address)
         assert [p.name for p in written[:2]] == ["command", "command_seq"]
         assert all(a.end == b.address for a, b in zip(written, written[1:])), "one contiguous write"
-        assert ("op_start_ns" in REQUIRED[device]) == (device != "multiplier-board")
+        assert ("op_start_ns" in REQUIRED[device]) == (device not in ("multiplier-board", "illuminator"))
     assert default_map("coin-flipper").width("result_launch_speed_mps") == 4
     assert default_map("multiplier-board").point("result_values").count == 108
+    # room for what a faulty Roulette X generator shows: more than 5 numbers (§ 617b.5(d)), raw 16-bit values
+    ill = default_map("illuminator")
+    assert [(ill.point(n).type, ill.point(n).count) for n in ("result_numbers", "result_multipliers")] == [("uint16", 8)] * 2
 
 
 def test_point_and_width() -> None:
