@@ -152,7 +152,7 @@ class SlingshotRouletteWheel:
         self.faults += 1
         p: dict[str, Any] = {"kind": kind, "detail": detail}
         if raw is not None:  # lossless, and readable
-            p.update(line=raw.decode("ascii", "backslashreplace"), raw_hex=raw.hex())
+            p.update(line=repr(raw)[2:-1], raw_hex=raw.hex())
         self.post(lambda: self.telemetry(self.name, "wire_fault", p))
 
     def _link_fault(self, kind: str, detail: str) -> None:

@@ -70,32 +70,24 @@ class LineParser:
         start = 0
         while start < len(data):
             end = data.find(b"\n", start)
-            if end < 0:
-                self._buf += data[start:]
-                break
-            self._buf += data[start:end + 1]
-            start = end + 1
-            self._emit(out, rx_ns, None)
-        self._cut_overlong(out, rx_ns)
+            stop = len(data) if end < 0 else end + 1
+            self._buf += data[start:stop]
+            start = stop
+            while len(self._buf) > self.max_line:  # cut where it overflows, however the bytes came in
+                chunk = bytes(self._buf[:self.max_line])
+                del self._buf[:self.max_line]
+                self.stats["overlong"] += 1
+                out.append(Line(chunk, rx_ns, "overlong"))
+            if end >= 0:
+                self._emit(out, rx_ns, None)
         if data:
             self._last_rx_ns = rx_ns
         return out
 
-    def _cut_overlong(self, out: list[Line], rx_ns: int) -> None:
-        while len(self._buf) > self.max_line:
-            chunk = bytes(self._buf[:self.max_line])
-            del self._buf[:self.max_line]
-            self.stats["overlong"] += 1
-            out.append(Line(chunk, rx_ns, "overlong"))
-
     def _emit(self, out: list[Line], rx_ns: int, cut: Cut | None) -> None:
-        raw = bytes(self._buf)
+        line = Line(bytes(self._buf), rx_ns, cut)
         self._buf.clear()
-        if cut is None and len(raw) > self.max_line:  # the LF came too late: still one bad line
-            cut = "overlong"
-        line = Line(raw, rx_ns, cut)
-        key = cut or ("blank" if line.blank else "lines")
-        self.stats[key] += 1
+        self.stats[cut or ("blank" if line.blank else "lines")] += 1
         out.append(line)
 
     def expire(self, now_ns: int, timeout_ns: int) -> list[Line]:

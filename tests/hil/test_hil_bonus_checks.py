@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from hil.bench import load_bench
-from hil.checks import ALL_CHECKS, CHECK_IDS, run_checks
+from hil.checks import CHECK_IDS, GAME_CHECKS, run_checks
 from hil.checks import bonus as cb
 from hil.checks.base import BenchView, CheckConfig, RoundView
 from hil.checks.crazy_time import SettlementCheck
@@ -122,7 +122,7 @@ class Round:
         return RoundView.of(self.n, self.events)
 
 
-def verdicts(rounds, bench_view=None, config=CheckConfig(), checks=ALL_CHECKS) -> dict[str, object]:
+def verdicts(rounds, bench_view=None, config=CheckConfig(), checks=GAME_CHECKS["crazy-time"]) -> dict[str, object]:
     out = {}
     for cls in checks:
         c = cls(config)
@@ -544,7 +544,7 @@ def test_no_bonus_round_leaves_the_bonus_checks_indeterminate(tmp_path):
 def test_every_bonus_check_is_registered_and_cites_its_section():
     for c in cb.BONUS_CHECKS:
         assert c.id in CHECK_IDS and c.section.startswith("§") and '"' in (c.__doc__ or "")
-    assert SettlementCheck in ALL_CHECKS
+    assert SettlementCheck in GAME_CHECKS["crazy-time"]
 
 
 def test_a_bonus_device_that_stops_answering_voids_the_round_and_refunds(tmp_path):

@@ -12,8 +12,8 @@ from hil.checks import CHECK_IDS
 from hil.runner import load_rules, run_scenario
 from hil.scenario import load_scenario
 
-SUITE = Path(__file__).resolve().parents[2] / "scenarios" / "crazy_time"
-FILES = sorted(SUITE.glob("*.yaml"))
+SUITE = Path(__file__).resolve().parents[2] / "scenarios"
+FILES = sorted(SUITE.rglob("*.yaml"))
 SLOW_ROUNDS = 5_000
 
 
