@@ -281,6 +281,15 @@ class StraightPayouts(TableCheck):
         return "pass", f"{self.wagers} straight wagers settled right ({self.lit_winners} lit winners)", m
 
 
+def without_replacement_chi2(observed: list[int], var: float) -> float:
+    """Pearson's statistic for counts of N categories from selections of k_i distinct categories
+    each (uniform, without replacement), ``var`` = Σᵢ pᵢ(1−pᵢ) with pᵢ = k_i/N: the counts'
+    covariance is var·N/(N−1)·(I − J/N), so (N−1)/N · Σ (O − E)² / var is χ² with N − 1 dof."""
+    n = len(observed)
+    expected = sum(observed) / n
+    return (n - 1) / n * sum((o - expected) ** 2 for o in observed) / var
+
+
 class LitUniformity(TableCheck):
     """§ 617b.5(b), (d): the random number generator selects the multipliers' numbers. A fair
     generator lights each number of the wheel with probability k/N in a selection of k. Pearson's
@@ -317,7 +326,7 @@ class LitUniformity(TableCheck):
         total = sum(self.counts.values())
         expected = total / n
         observed = [self.counts.get(pocket_key(p), 0) for p in self.pockets]
-        x2 = (n - 1) / n * sum((o - expected) ** 2 for o in observed) / self.var
+        x2 = without_replacement_chi2(observed, self.var)
         pv = float(stats.chi2.sf(x2, n - 1))
         naive = sum((o - expected) ** 2 for o in observed) / expected
         alpha = self.config.chi2_alpha
