@@ -1,6 +1,7 @@
 """``croupier`` — the command line.
 
-    croupier run [PATH ...] [--bench FILE] [--rules FILE] [--seed N] [--out DIR] [--jobs N]
+    croupier run [PATH ...] [--bench FILE] [--rules FILE] [--roulette-x-rules FILE] [--seed N] [--out DIR]
+                 [--jobs N] [--resume] [--max-rounds N]
     croupier rtp crazy-time [--rules FILE] [--json]
     croupier rtp roulette-up --paytable A..E|P1..P7 --wheel single|double [--json]
     croupier rtp roulette-x --paytable A|B --wheel single|double [--rules FILE] [--json]
@@ -64,6 +65,8 @@ def run(
     seed: Annotated[Optional[int], typer.Option(help="derive every scenario's seed from N")] = None,
     out: Annotated[Path, typer.Option(help="output folder: report.json, junit.xml, traces/")] = Path("out"),
     jobs: Annotated[int, typer.Option(help="worker processes (default: all cores; 1 with real devices)")] = 0,
+    resume: Annotated[bool, typer.Option(
+        help="Roulette: start each table's streak tracker from OUT/state (a restarted rig), not empty")] = False,
     max_rounds: Annotated[Optional[int], typer.Option(
         help="cap every scenario's rounds (a smoke run: statistical checks may become indeterminate)")] = None,
 ) -> None:
@@ -97,7 +100,7 @@ def run(
     _archive_previous(out)
     # Real devices are one of each: their scenarios run one after the other.
     jobs = 1 if loaded_bench.config.real_time else (jobs or min(len(scenarios), os.cpu_count() or 1))
-    results = run_suite(scenarios, loaded_bench, loaded_rules, out, seed, jobs, loaded_rx)
+    results = run_suite(scenarios, loaded_bench, loaded_rules, out, seed, jobs, loaded_rx, resume)
     report = build_report(results, provenance(loaded_bench, loaded_rules, scenarios, seed, started, loaded_rx))
     write_json(report, out / "report.json")
     write_junit(report, out / "junit.xml")

@@ -193,10 +193,10 @@ def _job(args: tuple) -> dict[str, Any]:
 
 def run_suite(
     scenarios: list[LoadedScenario], bench: LoadedBench, rules: LoadedRules, out_dir: Path,
-    seed_override: int | None = None, jobs: int = 1, roulette_x: LoadedRules | None = None,
+    seed_override: int | None = None, jobs: int = 1, roulette_x: LoadedRules | None = None, resume: bool = False,
 ) -> list[dict[str, Any]]:
     """Run every scenario (in parallel over ``jobs`` processes); results in input order."""
-    args = [(s, bench, rules, out_dir, seed_override, roulette_x) for s in scenarios]
+    args = [(s, bench, rules, out_dir, seed_override, roulette_x, resume) for s in scenarios]
     # Longest first, so two workers finish together.
     order = sorted(range(len(args)), key=lambda i: -scenarios[i].scenario.rounds)
     if jobs <= 1 or len(args) <= 1:
