@@ -29,13 +29,8 @@ from devices.contracts import Illumination
 from devices.illuminator import IlluminatorParams, IlluminatorSim
 from firmware_stubs.command import CommandGlue, clip
 from firmware_stubs.modbus import ModelClock
-from hil.wire.registers import RegisterMap
-from rules.roulette import DOUBLE_ZERO, Pocket
+from hil.wire.registers import RegisterMap, pocket_code
 from rules.roulette_x import MAX_LIT, ROULETTE_X_REFERENCE_RESOURCE, RouletteXSubmission, parse_roulette_x_submission
-
-#: How "00" travels in ``result_numbers`` (0..36 travel as themselves).
-DOUBLE_ZERO_CODE = 37
-
 
 def load_roulette_x(path: str | Path | None = None) -> RouletteXSubmission:
     """The Roulette X Rules Submission at ``path`` (default: the shipped reference). A file that
@@ -47,11 +42,6 @@ def load_roulette_x(path: str | Path | None = None) -> RouletteXSubmission:
     else:
         source, text = str(path), Path(path).read_text(encoding="utf-8")
     return parse_roulette_x_submission(text, source)
-
-
-def pocket_code(pocket: Pocket) -> int:
-    """A lit number as ``result_numbers`` shows it: 0..36 as itself, "00" as 37."""
-    return DOUBLE_ZERO_CODE if pocket == DOUBLE_ZERO else int(pocket)
 
 
 class IlluminatorGlue(CommandGlue):

@@ -33,24 +33,18 @@ from hil.adapters.modbus_command import CommandedOpAdapter
 from hil.adapters.modbus_spin import BadValue, Snapshot
 from hil.clock import WallClockEnvironment
 from hil.transport.ioloop import IoLoop
-from hil.wire.registers import RegisterMap
-from rules.roulette import DOUBLE_ZERO, HIGHEST_NUMBER, Pocket
+from hil.wire.registers import DOUBLE_ZERO_CODE, RegisterMap, code_pocket
+from rules.roulette import Pocket
 
 STATUS = ("state", "op_id", "result_op_id", "result_command", "result_count", "result_numbers", "result_multipliers",
           "result_time_ns", "result_stop_ns", "device_clock_ns")
 #: read once, point by point (``_read_baseline``): a garbage code spoils only its own field
 DECLARED = ("wheel", "paytable", "paytable_multipliers")
-#: How "00" travels in ``result_numbers`` (0..36 travel as themselves).
-DOUBLE_ZERO_CODE = 37
-
-
 def pocket(code: int) -> Pocket:
     """A ``result_numbers`` code as the pocket it stands for; ``BadValue`` for a code that is none."""
-    if 0 <= code <= HIGHEST_NUMBER:
-        return code
-    if code == DOUBLE_ZERO_CODE:
-        return DOUBLE_ZERO
-    raise BadValue(f"code {code} is no number (0..36, 37 = 00)")
+    if (p := code_pocket(code)) is None:
+        raise BadValue(f"code {code} is no number (0..36, {DOUBLE_ZERO_CODE} = 00)")
+    return p
 
 
 class ModbusIlluminator(CommandedOpAdapter):

@@ -11,7 +11,8 @@ or for ``enum16`` the label (``str``). A point with ``count`` > 1 holds a list o
 
 Two kinds of device: *spinning* devices (money wheel, Top Slot) are commanded and then report a
 live status; *command* devices (the bonus games' multiplier board, coin flipper, Pachinko board,
-Crazy Time World wheel) answer each command with one result. Every command device has the same
+Crazy Time World wheel; Roulette X's multiplier illuminator) answer each command with one result.
+Every command device has the same
 core (``REQUIRED``, from ``_commanded``): ``command`` + arguments + ``command_seq`` in one write, then ``state``,
 ``op_id``, and the result block of the last completed operation (``result_op_id``,
 ``result_command``, ``result_stop_ns``); see ``hil.adapters.modbus_command``.
@@ -36,7 +37,7 @@ from hil.config import ConfigError, dotted, parse_toml, read_text
 from rules.crazy_time import SPOTS
 
 Device = Literal["money-wheel", "top-slot", "wagering", "multiplier-board", "coin-flipper", "pachinko-board",
-                 "crazy-time-world-wheel"]
+                 "crazy-time-world-wheel", "illuminator"]
 Table = Literal["coil", "discrete", "holding", "input"]
 PointType = Literal["bool", "uint16", "int16", "uint32", "int32", "uint64", "float32", "float64", "enum16"]
 Access = Literal["r", "rw", "w"]
@@ -60,7 +61,7 @@ _DATATYPE = {"uint16": _DT.UINT16, "int16": _DT.INT16, "enum16": _DT.UINT16, "ui
 _MAP_FILES: dict[Device, str] = {"money-wheel": "money_wheel.toml", "top-slot": "top_slot.toml",
                                  "wagering": "wagering.toml", "multiplier-board": "multiplier_board.toml",
                                  "coin-flipper": "coin_flipper.toml", "pachinko-board": "pachinko_board.toml",
-                                 "crazy-time-world-wheel": "ctw_wheel.toml"}
+                                 "crazy-time-world-wheel": "ctw_wheel.toml", "illuminator": "illuminator.toml"}
 
 
 class _FieldError(ValueError):
@@ -208,9 +209,30 @@ REQUIRED: dict[Device, dict[str, Need]] = {
         result_rows=_R, result_path=_R, rows=_R, spots=_R),
     "crazy-time-world-wheel": _commanded(
         ("spin",), True, result_sections=_R, result_turns=_R, section_count=_R, clappers=_R),
+    "illuminator": _commanded(
+        ("illuminate",), False, result_count=_R, result_numbers=_R, result_multipliers=_R, result_time_ns=_R,
+        wheel=Need(False, "r", ("single-zero", "double-zero")), paytable=Need(False, "r", ("A", "B")),
+        paytable_multipliers=_R),
 }
+#: How the illuminator's ``result_numbers`` carry a Roulette pocket: 0..36 as themselves, "00" as 37.
+DOUBLE_ZERO_CODE = 37
+
+
+def pocket_code(pocket: int | str) -> int:
+    """A pocket as a register value (``DOUBLE_ZERO_CODE`` for "00")."""
+    return DOUBLE_ZERO_CODE if pocket == "00" else int(pocket)
+
+
+def code_pocket(code: int) -> int | str | None:
+    """The pocket a register value stands for; None for a value that is none."""
+    if 0 <= code <= 36:
+        return code
+    return "00" if code == DOUBLE_ZERO_CODE else None
+
+
 #: The command devices (``hil.adapters.modbus_command``).
-COMMAND_DEVICES: tuple[Device, ...] = ("multiplier-board", "coin-flipper", "pachinko-board", "crazy-time-world-wheel")
+COMMAND_DEVICES: tuple[Device, ...] = ("multiplier-board", "coin-flipper", "pachinko-board", "crazy-time-world-wheel",
+                                       "illuminator")
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from command_scripts import commands, of_kind, on_model
 from devices.contracts import Illumination, MultiplierIlluminator
 from devices.illuminator import IlluminatorParams, IlluminatorSim
 from firmware_stubs import illuminator as stub_module
+from firmware_stubs.board import load_rules
 from firmware_stubs.control import generator
 from firmware_stubs.illuminator import IlluminatorGlue, load_roulette_x
 from firmware_stubs.launch import launch
@@ -28,9 +29,9 @@ from hil.adapters.modbus_illuminator import ModbusIlluminator
 from hil.adapters.stub_control import StubControlError, configure_stub
 from hil.clock import WallClockEnvironment
 from hil.transport.ioloop import IoLoop
+from hil.wire import registers
 from hil.wire.registers import default_map, parse_register_map
 from rules.roulette_x import MAX_LIT, MIN_LIT, PAYTABLES
-from rules.submission import load_default_rules
 
 DEVICE = ROLE = "illuminator"
 RMAP = default_map(DEVICE)
@@ -86,8 +87,8 @@ async def illuminate_over_the_wire(wire, n: int) -> list[tuple[int, int, dict]]:
 
 
 @contextmanager
-def wire_to_stub(kit, *args: str):
-    """The stub in its own process (``--seed SEED``), a Modbus client on it."""
+def wire_to_stub(*args: str):
+    """The stub in its own process (``--seed SEED``, ``--time-scale SCALE``, ``args``)."""
     with launch(DEVICE, "--modbus", "tcp://127.0.0.1:0", "--time-scale", str(SCALE), "--seed", str(SEED),
                 *args) as stub:
         yield stub
@@ -100,7 +101,7 @@ def test_draws_over_the_wire_equal_the_models_with_the_same_seed(kit, wheel):
             declared = await wire.read("wheel", "paytable", "paytable_multipliers")
             return declared, await illuminate_over_the_wire(wire, N)
 
-    with wire_to_stub(kit, "--param", f"wheel={wheel}") as stub:
+    with wire_to_stub("--param", f"wheel={wheel}") as stub:
         declared, polls = asyncio.run(go(stub.url))
     want, sim_events = sim(illuminations(N), wheel=wheel)
     assert [shown(done) for _, _, done in polls] == draws(want)
@@ -126,7 +127,7 @@ def test_fault_knobs_are_visible_on_the_wire(kit, knob):
         async with kit.connect(url, RMAP) as wire:
             return await illuminate_over_the_wire(wire, 4)
 
-    with wire_to_stub(kit, "--param", knob) as stub:
+    with wire_to_stub("--param", knob) as stub:
         polls = asyncio.run(go(stub.url))
     name, value = knob.split("=")
     want, _ = sim(illuminations(4), **{name: value == "true" or float(value)})
@@ -160,12 +161,12 @@ def test_rules_file_and_control_carry_the_submission_and_the_rigs_seed_sequence(
             declared = await wire.read("wheel", "paytable", "paytable_multipliers")
             return declared, [shown(done) for _, _, done in await illuminate_over_the_wire(wire, n)]
 
-    with wire_to_stub(kit, "--rules", str(b_file), "--param", "wheel=double-zero",
+    with wire_to_stub("--rules", str(b_file), "--param", "wheel=double-zero",
                       "--control", "tcp://127.0.0.1:0") as stub:
         from_file = asyncio.run(read(stub.url, 3))
         params = configure_stub(stub.control, {"wheel": "double-zero"}, seed, PAYTABLE_B)
         with pytest.raises(StubControlError, match="roulette-x"):
-            configure_stub(stub.control, {}, 0, load_default_rules())  # a Crazy Time submission
+            configure_stub(stub.control, {}, 0, load_rules())  # a Crazy Time submission
         with pytest.raises(StubControlError, match="unknown parameter"):
             configure_stub(stub.control, {"brightness": 3}, seed, PAYTABLE_B)
         from_control = asyncio.run(read(stub.url, N))
@@ -331,7 +332,7 @@ def test_glue_refuses_a_map_too_small_and_a_paytable_the_wheel_may_not_use(clock
 
 
 def test_the_stub_and_the_rig_code_00_alike():
-    assert stub_module.DOUBLE_ZERO_CODE == modbus_illuminator.DOUBLE_ZERO_CODE == 37
+    assert stub_module.pocket_code("00") == registers.DOUBLE_ZERO_CODE == 37 and modbus_illuminator.pocket(37) == "00"
     assert [modbus_illuminator.pocket(stub_module.pocket_code(p)) for p in (0, "00", 1, 36)] == [0, "00", 1, 36]
     with pytest.raises(ValueError, match="no number"):
         modbus_illuminator.pocket(38)
