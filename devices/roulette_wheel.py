@@ -261,20 +261,28 @@ class _Wheel:
         else:
             s_r = 1.0 if p.rotor_direction == "cw" else -1.0
         omega_r = TWO_PI * self._positive_normal(p.rotor_speed_mean_rps, p.rotor_speed_sd_rps)
-        self.rotor_speed, self.t_ref, theta0 = s_r * omega_r, now, self.rotor_angle
+        # The launcher fires, after ``launch_delay_s``, when the rotor sensor sees the rotor at an
+        # angle drawn by the wheel's RNG: the spin's outcome depends on the draws only, not on the
+        # instant the command arrived (a rig over a link reproduces the simulation spin for spin);
+        # that instant only sets how long the launcher waits (under one rotor turn, the rotor
+        # taken at its new speed for the wait).
+        theta0 = float(rng.uniform(0.0, TWO_PI))  # the rotor's angle at the launch
+        at_delay = self.rotor_angle + s_r * omega_r * p.launch_delay_s
+        launch_s = p.launch_delay_s + ((s_r * (theta0 - at_delay)) % TWO_PI) / omega_r
+        # from the launch on, the rotor coasts from theta0 at omega_r (``_coast`` from t_ref)
+        self.rotor_angle, self.rotor_speed, self.t_ref = theta0, s_r * omega_r, now + launch_s
         fail = p.launch_failure_probability > 0 and float(rng.random()) < p.launch_failure_probability
         if fail:
             return BallPhysics(self.pocket_index, self.pocket_index, 0, 0.0, True, False, s_r, omega_r, 0.0,
-                               p.launch_delay_s, p.launch_delay_s, p.launch_delay_s,
-                               (theta0 + self._coast(p.launch_delay_s)) % TWO_PI, 0.0)
+                               launch_s, launch_s, launch_s, theta0, 0.0)
         omega_b = TWO_PI * self._positive_normal(p.ball_speed_mean_rps, p.ball_speed_sd_rps) * p.ball_speed_scale
         t_rim, phi = rim_flight(omega_b, p.rim_deceleration_rad_s2, p.air_drag_per_rad, TWO_PI * p.drop_speed_rps)
         s_b = -s_r
-        drop_s = p.launch_delay_s + t_rim
+        drop_s = launch_s + t_rim
         ball_drop = (s_b * phi) % TWO_PI  # the launcher is at stator angle 0
-        rotor_drop = (theta0 + self._coast(drop_s)) % TWO_PI
+        rotor_drop = (theta0 + self._coast(t_rim)) % TWO_PI
         entry_s = drop_s + p.descent_s
-        rho = (ball_drop + s_b * TWO_PI * p.descent_turns) - (theta0 + self._coast(entry_s))
+        rho = (ball_drop + s_b * TWO_PI * p.descent_turns) - (theta0 + self._coast(t_rim + p.descent_s))
         entry = int(math.floor((rho % TWO_PI) / self.d)) % self.n
         # scatter: bounce pocket by pocket in the ball's direction until captured
         step = 1 if s_b > 0 else -1
@@ -293,7 +301,7 @@ class _Wheel:
         self.pocket_index = j
         stop_s = entry_s + bounces * p.bounce_s + p.settle_s
         return BallPhysics(j, entry, bounces, revs, revs < p.min_revolutions, True, s_r, omega_r, omega_b,
-                           p.launch_delay_s, drop_s, stop_s, rotor_drop, ball_drop)
+                           launch_s, drop_s, stop_s, rotor_drop, ball_drop)
 
 
 @dataclass(frozen=True)

@@ -245,7 +245,6 @@ ADAPTERS = {
     ("wheel", "serial"): "hil.adapters.serial_money_wheel:SerialMoneyWheel",
     ("top_slot", "serial"): "hil.adapters.serial_top_slot:SerialTopSlot",
     ("wagering", "serial"): "hil.adapters.serial_wagering:SerialWageringDevice",
-    ("roulette_wagering", "serial"): "hil.adapters.serial_wagering:SerialWageringDevice",
     # the vendor's line protocol (docs/wire/slingshot-roulette.md), not the project's frames
     ("ball_wheel", "serial"): "hil.adapters.serial_roulette_wheel:SlingshotRouletteWheel",
 }

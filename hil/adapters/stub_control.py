@@ -34,13 +34,13 @@ def request(url: str, message: dict[str, Any], timeout_s: float = 5.0) -> dict[s
     return reply
 
 
-def configure_stub(url: str, params: dict[str, Any], seed: int | dict[str, Any], rules: BaseModel) -> dict[str, Any]:
+def configure_stub(url: str, params: dict[str, Any], seed: int | dict[str, Any], rules: BaseModel | None) -> dict[str, Any]:
     """A fresh model on the stub with the scenario's params and fault knobs; its effective params.
     ``seed``: an int, or a numpy SeedSequence's ``{"entropy", "spawn_key"}`` — then the stub's
     model draws exactly the numbers the SimPy model would. ``rules``: the Rules Submission the
     device draws from (Crazy Time's, or Roulette X's for the illuminator)."""
     return request(url, {"op": "configure", "params": params, "seed": seed,
-                         "rules": rules.model_dump(mode="json", by_alias=True)})["params"]
+                         "rules": None if rules is None else rules.model_dump(mode="json", by_alias=True)})["params"]
 
 
 def stub_truth(url: str) -> list[dict[str, Any]]:

@@ -77,7 +77,8 @@ def test_contract_telemetry_and_timing_monotone():
         assert r.pocket == pocket_order("double-zero")[r.pocket_index]
         assert r.start_time_s == c > prev_stop
         assert r.start_time_s < r.launch_time_s < r.drop_time_s < r.stop_time_s
-        assert r.launch_time_s == pytest.approx(c + p.launch_delay_s)
+        # the launcher waits for the rotor at its drawn angle: under one rotor turn after the delay
+        assert c + p.launch_delay_s - 1e-9 <= r.launch_time_s <= c + p.launch_delay_s + 1 / r.rotor_speed_rps + 1e-9
         assert (la[0], dr[0], st[0]) == (r.launch_time_s, r.drop_time_s, r.stop_time_s)
         assert la[3] == {"spin_id": i, "rotor_direction": r.rotor_direction, "launch_speed_rps": r.launch_speed_rps,
                          "device_time_s": r.launch_time_s}
@@ -168,7 +169,7 @@ def test_launch_failure_leaves_the_ball_in_its_pocket():
     by_id = {r.spin_id: r for r in results}
     for r in failed:
         assert r.misspin and r.drop_time_s is None and r.ball_revolutions == 0 and r.launch_speed_rps == 0
-        assert r.stop_time_s == pytest.approx(r.start_time_s + p.launch_delay_s)
+        assert 0 <= r.stop_time_s - r.start_time_s - p.launch_delay_s <= 1 / r.rotor_speed_rps + 1e-9
         if r.spin_id > 1:
             assert r.pocket_index == by_id[r.spin_id - 1].pocket_index
     launched = {e[3]["spin_id"] for e in events if e[2] == "ball_launch"}
@@ -188,3 +189,23 @@ def test_params_validate():
                 {"bounce_mean_pockets": 0.1, "tilt": 0.5}):
         with pytest.raises(ValueError):
             RouletteWheelParams(**bad)
+
+
+def test_the_outcome_does_not_depend_on_when_the_command_arrives():
+    """A rig over a link commands a few ms later or earlier than the simulation: the same draws
+    give the same pockets (the launch waits for the rotor at its drawn angle), only the times move."""
+    def pockets_at(jitter_s: float) -> list:
+        env = simpy.Environment()
+        wheel = RouletteWheelSim(env, RouletteWheelParams(wheel="double-zero"), np.random.default_rng(42), lambda *a: None)
+        out, jit = [], np.random.default_rng(1)
+
+        def run():
+            for _ in range(40):
+                yield env.timeout(25.0 + float(jit.uniform(-jitter_s, jitter_s)))
+                r = yield wheel.spin()
+                out.append(r.pocket)
+        env.process(run())
+        env.run()
+        return out
+
+    assert pockets_at(0.0) == pockets_at(0.2) == pockets_at(1.0)

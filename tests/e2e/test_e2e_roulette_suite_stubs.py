@@ -1,0 +1,74 @@
+"""Acceptance of the Roulette table's real-device path: the bundled Roulette scenarios, run with
+the ball wheel on its vendor-protocol stub on a pty (Slingshot-style status lines at 9600 baud,
+docs/wire/slingshot-roulette.md) and the illuminator and the progressive wagering device on
+Modbus TCP stubs — each stub in its own process, configured per scenario through its control
+endpoint — give the same verdict for every check as the simulated bench, and every scenario
+whose expectation the simulated run meets in these rounds meets it on the stubs too.
+
+The wheel does not say which wheel it is on the wire: the bench names it in the URL
+(``?wheel=double-zero``), so the scenarios run on two benches, one per wheel. Capped at a few
+rounds and time-compressed, like the Crazy Time comparison; the statistical checks are then
+indeterminate on both sides.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from hil.cli import app
+
+SUITE = Path(__file__).resolve().parents[2] / "scenarios" / "roulette"
+ROUNDS = "3"
+SCALE = 20
+runner = CliRunner()
+
+
+def _report(out: Path) -> dict[str, dict]:
+    return {s["name"]: s for s in json.loads((out / "report.json").read_text())["scenarios"]}
+
+
+def _bench(path: Path, wheel: str, urls: dict[str, tuple[str, str]]) -> Path:
+    lines = ["schema = 1", 'name = "roulette-stubs"', f"time_scale = {SCALE}"]
+    for role, (url, control) in urls.items():
+        kind = "serial" if role == "ball_wheel" else "modbus"
+        url = f"{url}?wheel={wheel}" if role == "ball_wheel" else url
+        lines += [f"[devices.{role}]", f'kind = "{kind}"', f'url = "{url}"', f'control = "{control}"',
+                  "timeout_s = 0.5", "poll_period_s = 0.002"]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_roulette_suite_same_verdicts_on_the_vendor_protocol_wheel(stub_control, tmp_path):
+    by_wheel: dict[str, list[str]] = {}
+    for f in sorted(SUITE.glob("*.yaml")):
+        wheel = yaml.safe_load(f.read_text(encoding="utf-8")).get("table", {}).get("wheel", "single-zero")
+        by_wheel.setdefault(wheel, []).append(str(f))
+    assert set(by_wheel) == {"single-zero", "double-zero"}
+    for wheel, files in by_wheel.items():
+        sim_out, real_out = tmp_path / f"sim-{wheel}", tmp_path / f"real-{wheel}"
+        sim = runner.invoke(app, ["run", *files, "--max-rounds", ROUNDS, "--out", str(sim_out), "--jobs", "1"])
+        assert sim.exit_code in (0, 1), sim.output
+        with stub_control({"ball_wheel": "roulette-wheel"}, "serial", SCALE) as serial_urls, \
+                stub_control({"illuminator": "illuminator", "roulette_wagering": "wagering"}, "modbus", SCALE) as mb:
+            bench = _bench(tmp_path / f"bench-{wheel}.toml", wheel, serial_urls | mb)
+            real = runner.invoke(app, ["run", *files, "--bench", str(bench), "--max-rounds", ROUNDS,
+                                       "--out", str(real_out)])
+        assert real.exit_code in (0, 1), real.output
+        a, b = _report(sim_out), _report(real_out)
+        assert a.keys() == b.keys()
+        for name in a:
+            assert b[name]["error"] is None, b[name]["error"]
+            va = {c["id"]: c["verdict"] for c in a[name]["checks"]}
+            vb = {c["id"]: c["verdict"] for c in b[name]["checks"]}
+            assert va == vb, (name, {k: (va[k], vb.get(k)) for k in va if va[k] != vb.get(k)})
+            assert a[name]["stats"]["spins"] == b[name]["stats"]["spins"], name
+            assert a[name]["expectation_met"] == b[name]["expectation_met"], name
+        met = [n for n in b if b[n]["expectation_met"]]
+        assert met, "no scenario met its expectation in these rounds"
