@@ -3,8 +3,8 @@
     croupier run [PATH ...] [--bench FILE] [--rules FILE] [--roulette-x-rules FILE] [--seed N] [--out DIR]
                  [--jobs N] [--resume] [--max-rounds N]
     croupier rtp crazy-time [--rules FILE] [--json]
-    croupier rtp roulette-up --paytable A..E|P1..P7 --wheel single|double [--json]
-    croupier rtp roulette-x --paytable A|B --wheel single|double [--rules FILE] [--json]
+    croupier rtp roulette-up [--paytable A..E|P1..P7] [--wheel single|double] [--json]   (none: all)
+    croupier rtp roulette-x [--paytable A|B] [--wheel single|double] [--rules FILE] [--json]
     croupier check TRACE [--budget-s S]
     croupier traceability [--out FILE]
     croupier stub DEVICE (--modbus URL | --serial URL | --pty) [--param NAME=VALUE ...]
@@ -114,7 +114,8 @@ WHEELS = {"single": "single-zero", "double": "double-zero"}
 
 def _rtp_table(title: str, entries: list[dict]) -> None:
     table = Table(title=title)
-    cols = ["wager", "rtp", "rtp_exact", "method"] + (["rtp_long_run"] if any("rtp_long_run" in e for e in entries) else [])
+    cols = (["wager"] + (["wheel"] if any("wheel" in e for e in entries) else []) + ["rtp", "rtp_exact", "method"]
+            + (["rtp_long_run"] if any("rtp_long_run" in e for e in entries) else []))
     for col in cols:
         table.add_column(col)
     for e in entries:
@@ -158,18 +159,21 @@ def _rtp_doc(game: str, rules: Path | None, paytable: str | None, wheel: str | N
                 "rules": {"name": loaded.submission.name, "source": loaded.source, "sha256": loaded.sha256,
                           "schema": loaded.submission.schema_version},
                 "wagers": [w.to_json() for w in crazy_time_rtp(loaded.submission)]}
-    if wheel not in WHEELS:
-        raise ConfigError("--wheel", None, "", f"{game} needs --wheel single or --wheel double, not {wheel!r}")
+    if wheel is not None and wheel not in WHEELS:
+        raise ConfigError("--wheel", None, "", f"{game}: --wheel single or --wheel double (or none: both), not {wheel!r}")
+    wheels = [WHEELS[wheel]] if wheel else list(WHEELS.values())
     if game == "roulette-up":
-        from rules.roulette_up import paytable as up_paytable, roulette_up_rtp
+        from rules.roulette_up import PAYTABLES, paytable as up_paytable, roulette_up_rtp
 
         if rules is not None:
             raise ConfigError("--rules", None, "", "roulette-up has no Rules Submission: its paytables are § 617b.4's")
         try:
-            entries = roulette_up_rtp(up_paytable((paytable or "").removeprefix("P")), WHEELS[wheel])
+            tables = [up_paytable(paytable.removeprefix("P"))] if paytable else list(PAYTABLES.values())
         except (KeyError, ValueError) as exc:
             raise ConfigError("--paytable", None, "", f"unknown Roulette Up paytable {paytable!r}: {exc}") from None
-        return {"game": game, "paytable": paytable, "wheel": WHEELS[wheel], "wagers": [e.to_json() for e in entries]}
+        entries = [e for w in wheels for t in tables for e in roulette_up_rtp(t, w)]
+        return {"game": game, "paytable": paytable, "wheel": WHEELS[wheel] if wheel else None,
+                "wagers": [e.to_json() for e in entries]}
     from hil.runner import load_submission
     from rules.roulette_x import (ROULETTE_X_REFERENCE_RESOURCE, RouletteXError, parse_roulette_x_submission,
                                   roulette_x_rtp)
@@ -180,10 +184,12 @@ def _rtp_doc(game: str, rules: Path | None, paytable: str | None, wheel: str | N
             if paytable not in ("A", "B"):
                 raise RouletteXError(f"§ 617b.5: Roulette X has Paytables A and B, not {paytable!r}")
             sub = sub.model_copy(update={"paytable": paytable})
-        entries = roulette_x_rtp(sub, WHEELS[wheel])
+        if wheel is None and sub.paytable == "B":
+            wheels = ["double-zero"]  # § 617b.5(g): Paytable B is for the double zero wheel only
+        entries = [e for w in wheels for e in roulette_x_rtp(sub, w)]
     except (RouletteXError, ValueError) as exc:
         raise ConfigError(source, None, "paytable", str(exc)) from None
-    return {"game": game, "paytable": sub.paytable, "wheel": WHEELS[wheel],
+    return {"game": game, "paytable": sub.paytable, "wheel": WHEELS[wheel] if wheel else None,
             "rules": {"name": sub.name, "source": source, "sha256": sha256, "schema": sub.schema_version},
             "wagers": [e.to_json() for e in entries]}
 

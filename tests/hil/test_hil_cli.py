@@ -215,7 +215,18 @@ def test_rtp_roulette_x_paytables_and_the_single_zero_refusal():
     assert res.exit_code == 2 and "617b.5" in res.output and "double-zero wheel only" in res.output
 
 
-@pytest.mark.parametrize("args", [["roulette-up", "--paytable", "A"], ["roulette-up", "--paytable", "Z", "--wheel", "single"],
+def test_rtp_roulette_up_without_options_prints_every_paytable_on_both_wheels():
+    res = runner.invoke(app, ["rtp", "roulette-up", "--json"])
+    assert res.exit_code == 0, res.output
+    wagers = json.loads(res.stdout)["wagers"]
+    assert len(wagers) == 2 * 12 and {w["wheel"] for w in wagers} == {"single-zero", "double-zero"}
+    assert all(w["method"] == "exact" for w in wagers)
+    assert sum("rtp_long_run" in w for w in wagers) == 2 * 7
+    x = json.loads(runner.invoke(app, ["rtp", "roulette-x", "--json"]).stdout)["wagers"]
+    assert [w["wager"] for w in x] == ["straight (Paytable A, single-zero)", "straight (Paytable A, double-zero)"]
+
+
+@pytest.mark.parametrize("args", [["roulette-up", "--wheel", "triple"], ["roulette-up", "--paytable", "Z", "--wheel", "single"],
                                   ["crazy-time", "--wheel", "single"], ["baccarat"]])
 def test_rtp_bad_options_exit_2(args):
     res = runner.invoke(app, ["rtp", *args, "--json"])
