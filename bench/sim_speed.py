@@ -8,7 +8,10 @@ Measured side by side:
                             settlement, the trace written and committed to SQLite every round;
   * rounds_per_s_lean     — full rounds with 1 player and no lock-out probing (statistical runs);
   * bonus_rounds_per_s    — full rounds whose every result is forced to one bonus game (the
-                            bonus suites' test mode), per game: the bonus devices' cost.
+                            bonus suites' test mode), per game: the bonus devices' cost;
+  * roulette_rounds_per_s — full Roulette rounds (6 players' straight wagers, Roulette X
+                            illumination, ball physics, Roulette Up streak and progressive meter,
+                            lock-out probing), and their ratio to the Crazy Time round.
 Simulated seconds per wall second are reported for the full rounds. The last line is JSON.
 """
 
@@ -57,6 +60,15 @@ players: {count: 6, wagers_per_player: [1, 3]}
 croupier: {force_result: %s}
 """
 BONUS_GAMES = ("coin-flip", "cash-hunt", "pachinko", "crazy-time")
+ROULETTE = """\
+schema: 1
+name: bench-roulette
+game: roulette
+seed: 4
+rounds: %d
+table: {wheel: double-zero, roulette_x_paytable: B, roulette_up: P3}
+players: {count: 6, wagers_per_player: [1, 3]}
+"""
 
 
 def _cpu(fn) -> tuple[float, float, object]:
@@ -108,6 +120,7 @@ def main() -> None:
         full = rounds(FULL, n_rounds, tmp)
         lean = rounds(LEAN, n_rounds, tmp)
         bonus = {g: rounds(BONUS % (g, g), max(n_rounds // 4, 100), tmp) for g in BONUS_GAMES}
+        roulette = rounds(ROULETTE, n_rounds, tmp)
     result = {
         "baseline_events_per_s": round(base),
         "spins_per_s": round(spins),
@@ -119,6 +132,9 @@ def main() -> None:
         "trace_bytes_per_round": round(full["trace_bytes"] / full["rounds"]),
         "bonus_rounds_per_s": {g: round(b["rounds_per_s"], 1) for g, b in bonus.items()},
         "bonus_over_full": {g: round(b["rounds_per_s"] / full["rounds_per_s"], 3) for g, b in bonus.items()},
+        "roulette_rounds_per_s": round(roulette["rounds_per_s"], 1),
+        "roulette_over_full": round(roulette["rounds_per_s"] / full["rounds_per_s"], 3),
+        "roulette_sim_s_per_wall_s": round(roulette["sim_s_per_wall_s"]),
         "target_rounds_per_s": 2000,
         "rounds": n_rounds,
     }
@@ -132,6 +148,9 @@ def main() -> None:
     for g in BONUS_GAMES:
         print(f"forced {g:<12} : {result['bonus_rounds_per_s'][g]:>12,} rounds/s (CPU), "
               f"{result['bonus_over_full'][g]} x the full round's speed")
+    print(f"roulette rounds     : {result['roulette_rounds_per_s']:>12,} rounds/s (CPU), "
+          f"{result['roulette_over_full']} x the Crazy Time round's speed, "
+          f"{result['roulette_sim_s_per_wall_s']:,}x real time")
     print(json.dumps(result))
 
 
