@@ -1,5 +1,5 @@
 """The roulette ball wheel's SimPy model behind the Slingshot-style line protocol
-(docs/wire/slingshot-roulette.md; grammar in ``hil.transport.slingshot``).
+(docs/wire/slingshot-roulette.md; grammar in ``hil.wire.slingshot``).
 
 ``SlingshotGlue`` wraps ``RouletteWheelSim`` (driven by the stub's ``ModelClock`` like every
 glue, so a seeded stub draws exactly what the SimPy model draws) and keeps the wheel's status:
@@ -34,8 +34,8 @@ import numpy as np
 from devices.roulette_wheel import RouletteWheelParams, RouletteWheelSim
 from firmware_stubs.modbus import ModelClock
 from firmware_stubs.serial import SerialStub, _GlueBase, _next_due
-from hil.transport.lines import Line, LineParser
-from hil.transport.slingshot import (MAX_SPEED_RPM, START_ALIASES, STATUS_PERIOD_S, STATUS_REQUEST, VOID_GAME,
+from hil.wire.lines import Line, LineParser
+from hil.wire.slingshot import (MAX_SPEED_RPM, START_ALIASES, STATUS_PERIOD_S, STATUS_REQUEST, VOID_GAME,
                                      Status, format_status, win_code)
 
 #: Model seconds the wheel shows state 5 (the winning number) before it goes idle (state 6).

@@ -37,9 +37,10 @@ from devices.contracts import BallResult, Telemetry, payload
 from devices.roulette_wheel import pocket_order
 from hil.clock import WallClockEnvironment
 from hil.transport.ioloop import IoLoop
-from hil.transport.lines import Line, LineLink
+from hil.transport.lines import LineLink
+from hil.wire.lines import Line
 from hil.transport.serial import SerialWireError
-from hil.transport.slingshot import (BAUDRATE, DIRECTIONS, START, STATUS_REQUEST, VOID_GAME, WARNINGS, LineError,
+from hil.wire.slingshot import (BAUDRATE, DIRECTIONS, START, STATUS_REQUEST, VOID_GAME, WARNINGS, LineError,
                                      Status, parse_status, pocket_of)
 from rules.roulette import Wheel
 
