@@ -10,7 +10,6 @@ rig's own.
 
 from __future__ import annotations
 
-import importlib.resources
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ import simpy
 from devices.contracts import BoardDraw, BoardShown
 from devices.multiplier_board import MultiplierBoardParams, MultiplierBoardSim
 from firmware_stubs.command import CommandGlue, clip
+from firmware_stubs.control import load_submission
 from firmware_stubs.modbus import ModelClock
 from hil.wire.registers import RegisterMap
 from rules.bonus import BOARDS
@@ -27,14 +27,9 @@ from rules.submission import DEFAULT_RULES_RESOURCE, RulesSubmission, parse_rule
 
 
 def load_rules(path: str | Path | None = None) -> RulesSubmission:
-    """The Rules Submission at ``path`` (default: the shipped one). A file that cannot be read or
-    parsed raises ``OSError`` / ``rules.submission.RulesSubmissionError`` (source, line, field)."""
-    if path is None:
-        source = f"embedded:rules/{DEFAULT_RULES_RESOURCE}"
-        text = importlib.resources.files("rules").joinpath(DEFAULT_RULES_RESOURCE).read_text(encoding="utf-8")
-    else:
-        source, text = str(path), Path(path).read_text(encoding="utf-8")
-    return parse_rules_submission(text, source)
+    """The Rules Submission at ``path`` (default: the shipped one); errors as
+    ``firmware_stubs.control.load_submission``."""
+    return load_submission(path, DEFAULT_RULES_RESOURCE, parse_rules_submission)
 
 
 class MultiplierBoardGlue(CommandGlue):

@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import importlib.resources
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pydantic
@@ -29,6 +31,18 @@ import pydantic
 #: (params dict, seed (int or SeedSequence fields), rules dict | None) -> the effective params; raises
 #: ValueError for parameters the model refuses.
 Configure = Callable[[dict[str, Any], Any, dict[str, Any] | None], dict[str, Any]]
+
+
+def load_submission(path: str | Path | None, resource: str, parse: Callable[[str, str], Any]) -> Any:
+    """A Rules Submission parsed by ``parse(text, source)`` from the file at ``path``, or from the
+    packaged ``rules/<resource>`` (the shipped default). A file that cannot be read or parsed
+    raises ``OSError`` / ``rules.submission.RulesSubmissionError`` (source, line, field)."""
+    if path is None:
+        source = f"embedded:rules/{resource}"
+        text = importlib.resources.files("rules").joinpath(resource).read_text(encoding="utf-8")
+    else:
+        source, text = str(path), Path(path).read_text(encoding="utf-8")
+    return parse(text, source)
 
 
 def generator(seed: int | dict[str, Any]) -> Any:

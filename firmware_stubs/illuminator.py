@@ -18,7 +18,6 @@ endpoint hands the rig's own.
 
 from __future__ import annotations
 
-import importlib.resources
 from pathlib import Path
 from typing import Any
 
@@ -28,20 +27,15 @@ import simpy
 from devices.contracts import Illumination
 from devices.illuminator import IlluminatorParams, IlluminatorSim
 from firmware_stubs.command import CommandGlue, clip
+from firmware_stubs.control import load_submission
 from firmware_stubs.modbus import ModelClock
 from hil.wire.registers import RegisterMap, pocket_code
 from rules.roulette_x import MAX_LIT, ROULETTE_X_REFERENCE_RESOURCE, RouletteXSubmission, parse_roulette_x_submission
 
 def load_roulette_x(path: str | Path | None = None) -> RouletteXSubmission:
-    """The Roulette X Rules Submission at ``path`` (default: the shipped reference). A file that
-    cannot be read or parsed raises ``OSError`` / ``rules.submission.RulesSubmissionError``
-    (source, line, field)."""
-    if path is None:
-        source = f"embedded:rules/{ROULETTE_X_REFERENCE_RESOURCE}"
-        text = importlib.resources.files("rules").joinpath(ROULETTE_X_REFERENCE_RESOURCE).read_text(encoding="utf-8")
-    else:
-        source, text = str(path), Path(path).read_text(encoding="utf-8")
-    return parse_roulette_x_submission(text, source)
+    """The Roulette X Rules Submission at ``path`` (default: the shipped reference); errors as
+    ``firmware_stubs.control.load_submission``."""
+    return load_submission(path, ROULETTE_X_REFERENCE_RESOURCE, parse_roulette_x_submission)
 
 
 class IlluminatorGlue(CommandGlue):

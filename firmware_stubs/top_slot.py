@@ -8,29 +8,22 @@ Submission: ``load_par`` reads one, by default the one shipped with ``rules``.
 
 from __future__ import annotations
 
-import importlib.resources
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from devices.top_slot import TopSlotParams, TopSlotSim
+from firmware_stubs.control import load_submission
 from firmware_stubs.modbus import ModelClock, RegisterImage, ShownValues
 from hil.wire.registers import RegisterMap
 from rules.submission import DEFAULT_RULES_RESOURCE, TopSlotPar, parse_rules_submission
 
 
 def load_par(path: str | Path | None = None) -> TopSlotPar:
-    """The Top Slot PAR of the Rules Submission at ``path`` (default: the shipped one).
-
-    A file that cannot be read or parsed raises ``OSError`` / ``rules.submission.RulesSubmissionError``
-    (which names source, line and field)."""
-    if path is None:
-        source = f"embedded:rules/{DEFAULT_RULES_RESOURCE}"
-        text = importlib.resources.files("rules").joinpath(DEFAULT_RULES_RESOURCE).read_text(encoding="utf-8")
-    else:
-        source, text = str(path), Path(path).read_text(encoding="utf-8")
-    return parse_rules_submission(text, source).top_slot
+    """The Top Slot PAR of the Rules Submission at ``path`` (default: the shipped one); errors as
+    ``firmware_stubs.control.load_submission``."""
+    return load_submission(path, DEFAULT_RULES_RESOURCE, parse_rules_submission).top_slot
 
 
 class TopSlotGlue(ShownValues):

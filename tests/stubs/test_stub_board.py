@@ -14,16 +14,14 @@ import pytest
 import simpy
 from pymodbus.constants import ExcCodes
 
+from command_scripts import adapter_rig
 from devices.contracts import BoardDraw, BoardShown, MultiplierBoard
 from devices.multiplier_board import MultiplierBoardParams, MultiplierBoardSim
 from firmware_stubs.board import MultiplierBoardGlue, load_rules
 from firmware_stubs.control import generator
-from firmware_stubs.launch import launch
 from hil.adapters.modbus_board import ModbusMultiplierBoard
 from hil.adapters.modbus_command import command_writes
 from hil.adapters.stub_control import configure_stub
-from hil.clock import WallClockEnvironment
-from hil.transport.ioloop import IoLoop
 from hil.wire.registers import RegisterMap, default_map
 
 DEVICE, ROLE = "multiplier-board", "board"
@@ -44,20 +42,11 @@ def _untimed(payload: dict) -> dict:
 def rig(*params: str, wire: str = "tcp", configure: tuple[dict, object, object] | None = None):
     """The stub in its own process, the rig's adapter on it. ``configure``: (params, seed, rules)
     given through the stub's control endpoint first, as the rig does at the start of a scenario."""
-    where = "tcp://127.0.0.1:0" if wire == "tcp" else "rtu://pty?baudrate=115200"
-    args = [a for p in params for a in ("--param", p)] + (["--control", "tcp://127.0.0.1:0"] if configure else [])
-    with launch(DEVICE, "--modbus", where, "--time-scale", str(SCALE), "--seed", str(SEED), *args) as stub, \
-            IoLoop() as io:
-        if configure is not None:
-            configure_stub(stub.control, *configure)
-        env = WallClockEnvironment(time_scale=SCALE)
-        events: list[tuple[str, dict]] = []
-        dev = ModbusMultiplierBoard(env, io, stub.url, 1, RMAP, lambda d, k, p: events.append((k, p)), ROLE, 0.5,
-                                    0.002)
-        try:
-            yield env, dev, events
-        finally:
-            dev.close()
+    def make(env, io, url, sink):
+        return ModbusMultiplierBoard(env, io, url, 1, RMAP, sink, ROLE, 0.5, 0.002)
+    with adapter_rig(DEVICE, make, *params, seed=SEED, scale=SCALE, wire=wire,
+                     configure=configure and (lambda stub: configure_stub(stub.control, *configure))) as (env, dev, ev, _):
+        yield env, dev, ev
 
 
 def every_command(env, dev):

@@ -12,10 +12,9 @@ import numpy as np
 import pytest
 
 from devices.coin_flipper import CoinFlipperParams, CoinFlipperSim
-from command_scripts import commands, of_kind, on_model
+from command_scripts import adapter_rig, commands, of_kind, on_model
 from devices.contracts import CoinFlipper, CoinFlipResult
 from firmware_stubs.coin_flipper import CoinFlipperGlue
-from firmware_stubs.launch import launch
 from hil.adapters.modbus_coin_flipper import ModbusCoinFlipper
 from hil.adapters.modbus_command import command_writes
 from hil.clock import WallClockEnvironment
@@ -40,18 +39,10 @@ def _untimed(payload: dict) -> dict:
 @contextmanager
 def rig(*params: str, wire: str = "tcp", rmap=None, poll_period_s: float = 0.002):
     """The stub in its own process (``--seed SEED``), the rig's adapter on it; yields (env, dev, events)."""
-    where = "tcp://127.0.0.1:0" if wire == "tcp" else "rtu://pty?baudrate=115200"
-    args = [a for p in params for a in ("--param", p)]
-    with launch(DEVICE, "--modbus", where, "--time-scale", str(SCALE), "--seed", str(SEED), *args) as stub, \
-            IoLoop() as io:
-        env = WallClockEnvironment(time_scale=SCALE)
-        events: list[tuple[str, dict]] = []
-        dev = ModbusCoinFlipper(env, io, stub.url, 1, rmap or RMAP, lambda d, k, p: events.append((k, p)), ROLE,
-                                0.5, poll_period_s)
-        try:
-            yield env, dev, events
-        finally:
-            dev.close()
+    def make(env, io, url, sink):
+        return ModbusCoinFlipper(env, io, url, 1, rmap or RMAP, sink, ROLE, 0.5, poll_period_s)
+    with adapter_rig(DEVICE, make, *params, seed=SEED, scale=SCALE, wire=wire) as (env, dev, ev, _):
+        yield env, dev, ev
 
 
 def flips(n: int):

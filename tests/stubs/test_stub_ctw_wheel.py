@@ -11,16 +11,14 @@ from contextlib import contextmanager
 import numpy as np
 import pytest
 
-from command_scripts import commands, of_kind, on_model
+from command_scripts import adapter_rig, commands, of_kind, on_model
 from devices.contracts import CrazyTimeWorldWheel, CtwStop
 from devices.ctw_wheel import CtwWheelParams, CtwWheelSim
 from firmware_stubs.ctw_wheel import CtwWheelGlue
-from firmware_stubs.launch import end, launch
+from firmware_stubs.launch import end
 from hil.adapters.modbus_command import command_writes
 from hil.adapters.modbus_ctw_wheel import ModbusCtwWheel
 from hil.adapters.stub_control import request
-from hil.clock import WallClockEnvironment
-from hil.transport.ioloop import IoLoop
 from hil.wire.registers import default_map
 
 DEVICE, ROLE = "crazy-time-world-wheel", "ctw_wheel"
@@ -40,19 +38,12 @@ def _untimed(payload: dict) -> dict:
 def rig(*params: str, wire: str = "tcp", configure: dict | None = None):
     """The stub in its own process, the rig's adapter on it. ``configure``: first give the stub these
     params (and the seed) through its control endpoint, as the rig does per scenario."""
-    where = "tcp://127.0.0.1:0" if wire == "tcp" else "rtu://pty?baudrate=115200"
-    args = [a for p in params for a in ("--param", p)] + (["--control", "tcp://127.0.0.1:0"] if configure else [])
-    with launch(DEVICE, "--modbus", where, "--time-scale", str(SCALE), "--seed", str(SEED), *args) as stub, \
-            IoLoop() as io:
-        if configure is not None:
-            request(stub.control, {"op": "configure", "params": configure, "seed": SEED})
-        env = WallClockEnvironment(time_scale=SCALE)
-        events: list[tuple[str, dict]] = []
-        dev = ModbusCtwWheel(env, io, stub.url, 1, RMAP, lambda d, k, p: events.append((k, p)), ROLE, 0.5, 0.002)
-        try:
-            yield env, dev, events, stub
-        finally:
-            dev.close()
+    def make(env, io, url, sink):
+        return ModbusCtwWheel(env, io, url, 1, RMAP, sink, ROLE, 0.5, 0.002)
+    setup = configure is not None and (
+        lambda stub: request(stub.control, {"op": "configure", "params": configure, "seed": SEED}))
+    with adapter_rig(DEVICE, make, *params, seed=SEED, scale=SCALE, wire=wire, configure=setup or None) as rigged:
+        yield rigged
 
 
 def spins(n: int):

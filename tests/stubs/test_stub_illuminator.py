@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from pymodbus.constants import ExcCodes
 
-from command_scripts import commands, of_kind, on_model
+from command_scripts import adapter_rig, commands, of_kind, on_model
 from devices.contracts import Illumination, MultiplierIlluminator
 from devices.illuminator import IlluminatorParams, IlluminatorSim
 from firmware_stubs import illuminator as stub_module
@@ -198,17 +198,10 @@ def test_start_refuses_what_the_generator_cannot_serve(tmp_path):
 @contextmanager
 def rig(*params: str, wire: str = "tcp"):
     """The stub in its own process (``--seed SEED``), the rig's adapter on it; yields (env, dev, events)."""
-    where = "tcp://127.0.0.1:0" if wire == "tcp" else "rtu://pty?baudrate=115200"
-    args = [a for p in params for a in ("--param", p)]
-    with launch(DEVICE, "--modbus", where, "--time-scale", str(SCALE), "--seed", str(SEED), *args) as stub, \
-            IoLoop() as io:
-        env = WallClockEnvironment(time_scale=SCALE)
-        events: list[tuple[str, dict]] = []
-        dev = ModbusIlluminator(env, io, stub.url, 1, RMAP, lambda d, k, p: events.append((k, p)))
-        try:
-            yield env, dev, events
-        finally:
-            dev.close()
+    def make(env, io, url, sink):
+        return ModbusIlluminator(env, io, url, 1, RMAP, sink)
+    with adapter_rig(DEVICE, make, *params, seed=SEED, scale=SCALE, wire=wire) as (env, dev, ev, _):
+        yield env, dev, ev
 
 
 @pytest.mark.parametrize("wire", ["tcp", "rtu"])

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from pymodbus.constants import ExcCodes
 
-from command_scripts import commands, of_kind, on_model
+from command_scripts import adapter_rig, commands, of_kind, on_model
 from devices.contracts import PachinkoBoard, PuckLanding
 from devices.pachinko import PachinkoParams, PachinkoSim
 from firmware_stubs.launch import launch
@@ -39,17 +39,10 @@ def _untimed(payload: dict) -> dict:
 
 @contextmanager
 def rig(*params: str, wire: str = "tcp"):
-    where = "tcp://127.0.0.1:0" if wire == "tcp" else "rtu://pty?baudrate=115200"
-    args = [a for p in params for a in ("--param", p)]
-    with launch(DEVICE, "--modbus", where, "--time-scale", str(SCALE), "--seed", str(SEED), *args) as stub, \
-            IoLoop() as io:
-        env = WallClockEnvironment(time_scale=SCALE)
-        events: list[tuple[str, dict]] = []
-        dev = ModbusPachinkoBoard(env, io, stub.url, 1, RMAP, lambda d, k, p: events.append((k, p)), ROLE, 0.5, 0.002)
-        try:
-            yield env, dev, events
-        finally:
-            dev.close()
+    def make(env, io, url, sink):
+        return ModbusPachinkoBoard(env, io, url, 1, RMAP, sink, ROLE, 0.5, 0.002)
+    with adapter_rig(DEVICE, make, *params, seed=SEED, scale=SCALE, wire=wire) as (env, dev, ev, _):
+        yield env, dev, ev
 
 
 def drops(zones, timeout_s: float = TIMEOUT_S):
