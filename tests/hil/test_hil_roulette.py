@@ -39,6 +39,8 @@ class ScriptedWheel:
     def spin(self):
         self.spins += 1
         n = self.numbers.pop(0)
+        if n == "silent":  # the wheel does not answer this spin
+            return self.env.event()
         misspin = n == "misspin"
         pocket = self.order[0] if misspin else n
         start = self.env.now
@@ -56,11 +58,12 @@ class ScriptedWheel:
         return done
 
 
-def scenario(wheel="single-zero", up="C", **players):
+def scenario(wheel="single-zero", up="C", croupier=None, **players):
     pl = {"count": 4, "wagers_per_player": [1, 2], "roulette_up_probability": 1.0,
           "roulette_up_late_probability": 0.0, "late_press_probability": 0.0, **players}
     text = (f"schema: 1\nname: t\ngame: roulette\nseed: 7\nrounds: 1\n"
-            f"table: {{wheel: {wheel}, roulette_up: {up}}}\nplayers: {json.dumps(pl)}\n")
+            f"table: {{wheel: {wheel}, roulette_up: {up}}}\nplayers: {json.dumps(pl)}\n"
+            f"croupier: {json.dumps(croupier or {})}\n")
     return parse_scenario(text, "t.yaml").scenario
 
 
@@ -164,6 +167,20 @@ def test_a_round_past_the_respin_limit_is_void_and_the_streak_goes_on(tmp_path):
     assert {r["kind"] for r in events(path, "refund")} == {"straight"}
     assert events(path, "streak")[-1]["numbers"] == [5, 9]
     assert verdicts(path)["RU-617b.4g-streak"] == "pass"
+
+
+def test_a_wheel_that_stops_answering_voids_the_round_and_refunds(tmp_path):
+    sc = scenario(croupier={"spin_timeout_s": 30.0, "respin_limit": 1})
+    path, ctl = play(tmp_path, sc, ["silent", "silent", 7], 2, None)
+    voids = [e for e in events(path, "spin_void")]
+    assert [v["reason"] for v in voids] == ["no_wheel_result", "no_wheel_result"]
+    ends = events(path, "round_end")
+    assert ends[0]["void"] and ends[0]["reason"] == "respin_limit" and not ends[1]["void"]
+    refunds = events(path, "refund")
+    wagers = [w for w in events(path, "wager") if w["wager_id"].startswith("1-")]
+    assert sorted(r["wager_id"] for r in refunds) == sorted(w["wager_id"] for w in wagers)
+    assert events(path, "streak")[0]["numbers"] == [7]  # round 2's wagers start the streak
+    assert ctl.stats["void_rounds"] == 1
 
 
 def test_an_unreadable_or_foreign_tracker_state_is_refused(tmp_path):
