@@ -396,3 +396,72 @@ def payload(result: object) -> dict[str, Any]:
     dataclasses), so a shallow copy suffices — ``dataclasses.asdict`` deep-copies and costs
     ~20 µs per call on the hot path of every press."""
     return dict(vars(result))
+
+
+# --------------------------------------------------------------------------- progressive table game system
+# § 605a.7 as used by §§ 617b.4(c), 633b.17(c), 633b.18(d), 633b.21(a): a wagering device at each
+# betting position, the dealer's lock-out, a win light per seat, one or more meters; linked tables
+# (§ 605a.8) share one controller holding the meters. Meter values are integer cents; the exact
+# fractions of a cent the increments leave are carried by the controller, never rounded away.
+@dataclass(frozen=True)
+class MeterReading:
+    """The progressive meters as the table's system shows them (telemetry kind ``meter_reading``)."""
+
+    meters: dict[str, int]  # meter name -> cents shown, in the controller's order
+    link_up: bool  # False: the link to the controller is lost and ``meters`` are the last values shown
+    device_time_s: float  # when the reading was taken
+
+
+@dataclass(frozen=True)
+class MeterPayout:
+    """A meter paid and reseeded (telemetry kind ``meter_hit``). ``percent`` of the meter is shared
+    equally by ``winners`` in whole cents (§ 633b.18(j), § 633b.21(e)(3)); the cents that do not
+    split equally (``remainder_cents``) stay on the meter. At 100 % the meter is reseeded
+    (``reseed_cents``, funded by the reserve as far as it goes); below 100 % the paid amount is
+    deducted and nothing is reseeded (``reseed_cents`` 0)."""
+
+    pay_id: int  # counts up from 1 per controller
+    meter: str
+    percent: int  # 1..100: the share of the meter won ("100% of progressive meter")
+    winners: int
+    jackpot_cents: int  # the meter when paid
+    paid_cents: int  # paid to each winner
+    remainder_cents: int
+    reseed_cents: int
+    value_cents: int  # the meter after the payout
+    reserve_cents: int  # the meter's reserve after funding the reseed
+    device_time_s: float  # when the meter was paid
+
+
+@runtime_checkable
+class ProgressiveSystem(WageringDevice, Protocol):
+    """A table's progressive table game system: the ``WageringDevice`` of each betting position
+    (a press is a progressive wager; an accepted one increments every meter) with the dealer's
+    lock-out, a win light per seat, and the meters of its controller.
+
+    Telemetry kinds: ``device_info`` (``seats``; ``meters``: each meter's ``name``,
+    ``seed_cents``, ``reseed_cents``, ``increment_rate`` and ``reserve_rate`` as exact fractions of
+    the wager, e.g. ``"1/5"``; ``linked``: a linked progressive, § 605a.8; ``link_id``),
+    ``betting_open``, ``lockout_command``, ``press`` (as ``WageringDevice``; a press refused while
+    the link to the controller is lost has reason ``"link_lost"``), ``meter_increment`` (for every
+    accepted wager that incremented a meter, one per meter, after its ``press``: ``press_id``,
+    ``meter``, ``amount_cents`` the cents shown grew by, ``value_cents`` shown after,
+    ``device_time_s`` of the press), ``win_light`` (``seat``, ``on``, ``device_time_s``; only when
+    the light changes), ``meter_reading`` (``MeterReading``), ``meter_hit`` (``MeterPayout``),
+    ``link_lost`` (``device_time_s``), ``link_restored`` (``device_time_s``, ``meters``: the values
+    re-read from the controller), ``power_loss`` (``device_time_s``).
+    """
+
+    def light_win(self, seat: int, on: bool) -> None:
+        """Light (or put out) ``seat``'s win light now — the light the dealer verifies before a
+        progressive payout (§ 633b.17(f)(2), § 633b.18(h)(2))."""
+        ...
+
+    def meters(self) -> simpy.Event:
+        """Read the meters now; succeeds with ``MeterReading``."""
+        ...
+
+    def pay_meter(self, meter: str, percent: int, winners: int) -> simpy.Event:
+        """Pay ``percent`` of ``meter``, shared by ``winners``, and reseed it (at 100 %); succeeds
+        with ``MeterPayout``."""
+        ...

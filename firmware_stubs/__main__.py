@@ -10,6 +10,7 @@ time), until SIGTERM/SIGINT.
     croupier stub multiplier-board --modbus tcp://127.0.0.1:0 [--rules my_rules.toml]
     croupier stub illuminator --modbus tcp://127.0.0.1:0 [--rules roulette_x.toml] [--param wheel=double-zero]
     croupier stub roulette-wheel --pty [--param wheel=double-zero]   # the vendor's line protocol, paced at 9600 baud
+    croupier stub progressive-system --modbus tcp://127.0.0.1:0 [--param link_loss_at_s=2 ...] [--control tcp://127.0.0.1:0]
 
 The bonus games' devices (``multiplier-board``, ``coin-flipper``, ``pachinko-board``,
 ``crazy-time-world-wheel``) and Roulette X's ``illuminator`` speak Modbus only: they have no serial frames.
@@ -45,6 +46,7 @@ from devices.illuminator import IlluminatorParams
 from devices.money_wheel import MoneyWheelParams
 from devices.multiplier_board import MultiplierBoardParams
 from devices.pachinko import PachinkoParams
+from devices.progressive import ProgressiveParams
 from devices.roulette_wheel import RouletteWheelParams
 from devices.top_slot import TopSlotParams
 from devices.wagering import WageringParams
@@ -56,6 +58,7 @@ from firmware_stubs.illuminator import IlluminatorGlue, load_roulette_x
 from firmware_stubs.modbus import ModbusStub, ModelClock
 from firmware_stubs.money_wheel import MoneyWheelGlue
 from firmware_stubs.pachinko import PachinkoGlue
+from firmware_stubs.progressive import ProgressiveGlue, cli_params
 from firmware_stubs.top_slot import TopSlotGlue, load_par
 from firmware_stubs.wagering import WageringGlue
 from hil.wire.url import ModbusUrl
@@ -75,9 +78,11 @@ DEVICES = {"wagering": ("wagering", WageringParams),
            "pachinko-board": ("pachinko-board", PachinkoParams),
            "crazy-time-world-wheel": ("crazy-time-world-wheel", CtwWheelParams),
            "illuminator": ("illuminator", IlluminatorParams),
+           "progressive-system": ("progressive-system", ProgressiveParams),
            "roulette-wheel": (None, RouletteWheelParams)}
 #: The command devices (``firmware_stubs.command``: the bonus games', Roulette X's illuminator): Modbus only.
 MODBUS_ONLY = ("multiplier-board", "coin-flipper", "pachinko-board", "crazy-time-world-wheel", "illuminator")
+MODBUS_ONLY += ("progressive-system",)  # the progressive table game system: no serial frames either
 #: Devices with a vendor line protocol instead of the frames (``firmware_stubs.slingshot``): serial only,
 #: and their line's baud rate when ``--baudrate`` is not given (a pty is paced at it).
 SERIAL_ONLY = {"roulette-wheel": 9600}
@@ -133,6 +138,8 @@ class DeviceHost:
         """A glue around a fresh model; ValueError for parameters the model refuses."""
         from firmware_stubs.serial import MoneyWheelFrameGlue, TopSlotFrameGlue, WageringFrameGlue
 
+        if self.device == "progressive-system":
+            raw = cli_params(raw)  # --param meters=JSON
         params = validate_params(self.params_cls, raw)
         rng = generator(seed)
         clock, modbus = self.clock, self.wire == "modbus"
@@ -151,6 +158,8 @@ class DeviceHost:
             glue = CtwWheelGlue(clock, params, rng, self.rmap)
         elif self.device == "illuminator":
             glue = IlluminatorGlue(clock, params, par, rng, self.rmap)
+        elif self.device == "progressive-system":
+            glue = ProgressiveGlue(clock, params, rng, self.rmap, self.truth)
         elif self.device == "roulette-wheel":
             from firmware_stubs.slingshot import SlingshotGlue
 

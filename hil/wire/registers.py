@@ -37,7 +37,7 @@ from hil.config import ConfigError, dotted, parse_toml, read_text
 from rules.crazy_time import SPOTS
 
 Device = Literal["money-wheel", "top-slot", "wagering", "multiplier-board", "coin-flipper", "pachinko-board",
-                 "crazy-time-world-wheel", "illuminator"]
+                 "crazy-time-world-wheel", "illuminator", "progressive-system"]
 Table = Literal["coil", "discrete", "holding", "input"]
 PointType = Literal["bool", "uint16", "int16", "uint32", "int32", "uint64", "float32", "float64", "enum16"]
 Access = Literal["r", "rw", "w"]
@@ -61,7 +61,8 @@ _DATATYPE = {"uint16": _DT.UINT16, "int16": _DT.INT16, "enum16": _DT.UINT16, "ui
 _MAP_FILES: dict[Device, str] = {"money-wheel": "money_wheel.toml", "top-slot": "top_slot.toml",
                                  "wagering": "wagering.toml", "multiplier-board": "multiplier_board.toml",
                                  "coin-flipper": "coin_flipper.toml", "pachinko-board": "pachinko_board.toml",
-                                 "crazy-time-world-wheel": "ctw_wheel.toml", "illuminator": "illuminator.toml"}
+                                 "crazy-time-world-wheel": "ctw_wheel.toml", "illuminator": "illuminator.toml",
+                                 "progressive-system": "progressive_system.toml"}
 
 
 class _FieldError(ValueError):
@@ -166,6 +167,8 @@ def _commanded(commands: tuple[str, ...], start: bool, **points: Need) -> dict[s
 _GAMES = ("coin-flip", "cash-hunt", "pachinko", "crazy-time")
 _PURPOSES = ("shuffle", "drop_zone", "auto_pick", "rescue")
 _FACES = ("red", "blue")
+#: the progressive wagers a progressive-system map must be able to carry (a vendor's may add more)
+_PROGRESSIVE_SPOTS = ("progressive",)
 
 #: The points each device kind must have; a vendor map may add more, and may give enums more labels.
 REQUIRED: dict[Device, dict[str, Need]] = {
@@ -213,6 +216,34 @@ REQUIRED: dict[Device, dict[str, Need]] = {
         ("illuminate",), False, result_count=_R, result_numbers=_R, result_multipliers=_R, result_time_ns=_R,
         wheel=Need(False, "r", ("single-zero", "double-zero")), paytable=Need(False, "r", ("A", "B")),
         paytable_multipliers=_R),
+    # the wagering map's presses, lock-out, probe and press log, with win lights, meters, a pay command,
+    # link and power-loss status (docs/wire/modbus-progressive-system.md)
+    "progressive-system": {
+        "lockout": Need(True, "rw"), "betting_open": Need(True, "rw"), "win_light": Need(True, "rw"),
+        "press_inject_seat": Need(False, "rw"), "press_inject_spot": Need(False, "rw", _PROGRESSIVE_SPOTS),
+        "press_inject_stake_cents": Need(False, "rw"), "press_inject_seq": Need(False, "rw"),
+        "probe_seat": Need(False, "rw"), "probe_spot": Need(False, "rw", _PROGRESSIVE_SPOTS),
+        "probe_stake_cents": Need(False, "rw"), "probe_count": Need(False, "rw"), "probe_offsets_us": Need(False, "rw"),
+        "probe_arm_seq": Need(False, "rw"),
+        "pay_meter": Need(False, "rw"), "pay_percent": Need(False, "rw"), "pay_winners": Need(False, "rw"),
+        "pay_seq": Need(False, "rw"),
+        "seats": _R, "press_count": _R, "lockout_command_ns": _R, "device_clock_ns": _R,
+        "link_state": Need(False, "r", ("up", "lost")), "link_lost_count": _R, "link_restored_count": _R,
+        "link_lost_ns": _R, "link_restored_ns": _R, "power_loss_count": _R, "power_loss_ns": _R, "win_light_ns": _R,
+        "meter_value_cents": _R, "link_restored_meter_cents": _R, "pay_count": _R, "pay_result_meter": _R,
+        "pay_result_percent": _R, "pay_result_winners": _R, "pay_result_jackpot_cents": _R,
+        "pay_result_paid_cents": _R, "pay_result_remainder_cents": _R, "pay_result_reseed_cents": _R,
+        "pay_result_value_cents": _R, "pay_result_reserve_cents": _R, "pay_result_ns": _R,
+        "press_log_id": _R, "press_log_seat": _R, "press_log_spot": Need(False, "r", _PROGRESSIVE_SPOTS),
+        "press_log_stake_cents": _R, "press_log_status": Need(False, "r", ("none", "accepted", "rejected")),
+        "press_log_reason": Need(False, "r", ("none", "locked_out", "betting_closed", "invalid_seat", "invalid_stake",
+                                             "link_lost")),
+        "press_log_press_ns": _R, "press_log_answer_ns": _R, "press_log_increment_mask": _R,
+        "press_log_meter1_increment_cents": _R, "press_log_meter1_value_cents": _R,
+        "meter_count": _R, "meter_names": _R, "meter_seed_cents": _R, "meter_reseed_cents": _R,
+        "meter_increment_num": _R, "meter_increment_den": _R, "meter_reserve_num": _R, "meter_reserve_den": _R,
+        "linked": Need(False, "r", ("standalone", "linked")), "link_id": _R,
+    },
 }
 #: How the illuminator's ``result_numbers`` carry a Roulette pocket: 0..36 as themselves, "00" as 37.
 DOUBLE_ZERO_CODE = 37
@@ -228,6 +259,25 @@ def code_pocket(code: int) -> int | str | None:
     if 0 <= code <= 36:
         return code
     return "00" if code == DOUBLE_ZERO_CODE else None
+
+
+def ascii_words(text: str | None, registers: int) -> list[int]:
+    """A name as ``registers`` registers (the progressive system's ``meter_names``, ``link_id``):
+    ASCII, two characters per register (the first in the high byte), NUL-padded. ValueError for
+    text that is not ASCII or does not fit."""
+    text = text or ""
+    if not text.isascii() or "\0" in text or len(text) > 2 * registers:
+        raise ValueError(f"{text!r} must be at most {2 * registers} ASCII characters")
+    raw = text.encode("ascii").ljust(2 * registers, b"\0")
+    return [(raw[i] << 8) | raw[i + 1] for i in range(0, len(raw), 2)]
+
+
+def words_ascii(words: Sequence[int]) -> str:
+    """The name ``ascii_words`` stored (trailing NULs dropped); ValueError for bytes that are not ASCII."""
+    try:
+        return bytes(b for w in words for b in (w >> 8, w & 0xFF)).rstrip(b"\0").decode("ascii")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"not an ASCII name: {exc}") from None
 
 
 #: The command devices (``hil.adapters.modbus_command``).

@@ -31,7 +31,8 @@ MAPS = Path(__file__).resolve().parents[2] / "hil" / "wire" / "maps"
 FILES: dict[Device, str] = {"money-wheel": "money_wheel.toml", "top-slot": "top_slot.toml",
                             "wagering": "wagering.toml", "multiplier-board": "multiplier_board.toml",
                             "coin-flipper": "coin_flipper.toml", "pachinko-board": "pachinko_board.toml",
-                            "crazy-time-world-wheel": "ctw_wheel.toml", "illuminator": "illuminator.toml"}
+                            "crazy-time-world-wheel": "ctw_wheel.toml", "illuminator": "illuminator.toml",
+                            "progressive-system": "progressive_system.toml"}
 DEVICES = tuple(FILES)
 ORDERS = [(b, w) for b in ("big", "little") for w in ("big", "little")]
 
@@ -110,7 +111,10 @@ def test_shipped_poll_is_one_read_per_table(device: Device) -> None:
     press log only when presses came; the board's arrays only for a result that has them.)"""
     rmap = default_map(device)
     once = ("diameter_mm", "section_count", "sections", "rows", "spots", "clappers", "result_values",
-            "result_permutation", "wheel", "paytable", "paytable_multipliers")
+            "result_permutation", "wheel", "paytable", "paytable_multipliers",
+            # the progressive system's declaration
+            "meter_count", "meter_names", "meter_seed_cents", "meter_reseed_cents", "meter_increment_num",
+            "meter_increment_den", "meter_reserve_num", "meter_reserve_den", "linked", "link_id")
     live = [p.name for p in rmap.points if p.name not in once and not p.name.startswith("press_log_")]
     blocks = rmap.read_blocks(live)
     assert len(blocks) == len({b.table for b in blocks})

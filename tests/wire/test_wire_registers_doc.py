@@ -14,7 +14,8 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "wire"
 PAGES: dict[Device, str] = {"money-wheel": "modbus-money-wheel.md", "top-slot": "modbus-top-slot.md",
                             "wagering": "modbus-wagering.md", "multiplier-board": "modbus-multiplier-board.md",
                             "coin-flipper": "modbus-coin-flipper.md", "pachinko-board": "modbus-pachinko-board.md",
-                            "crazy-time-world-wheel": "modbus-ctw-wheel.md", "illuminator": "modbus-illuminator.md"}
+                            "crazy-time-world-wheel": "modbus-ctw-wheel.md", "illuminator": "modbus-illuminator.md",
+                            "progressive-system": "modbus-progressive-system.md"}
 TABLES = {"Coils": "coil", "Discrete inputs": "discrete", "Holding registers": "holding", "Input registers": "input"}
 
 
