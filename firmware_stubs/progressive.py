@@ -1,0 +1,198 @@
+"""Firmware stub of the progressive table game system: ``devices.progressive.ProgressiveTableSim``
+(with its own, standalone controller) behind its register map (docs/wire/modbus-progressive-system.md).
+
+The wagering commands are the wagering stub's (``WageringGlue.on_write``): coil ``betting_open`` ← 1
+opens a round, coil ``lockout`` ← 1 is the dealer's lock-out button, ``press_inject_seq`` presses,
+``probe_arm_seq`` arms the probe. Added here: coil ``win_light`` (one per seat) lights or puts out a
+seat's win light; ``pay_seq`` ← new value pays ``pay_meter`` (an index into the declared meters) at
+``pay_percent`` shared by ``pay_winners`` (a value the model refuses is ILLEGAL_VALUE and changes
+nothing). Every answered press goes to the press log with its meter increments; the status block
+shows the meters as the table shows them, the link (lost and restored, with the meters re-read on
+restore), power losses and the last payout. The declaration block (meters with their seeds and exact
+rates, linked or standalone, the link id) is written once.
+
+``--param meters='[{"name": "mega", "seed_cents": 200000, "increment_rate": "14%"}, ...]'``: the
+meters as JSON on the command line (the control endpoint takes them as a list).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from pymodbus.constants import ExcCodes
+
+from devices.progressive import Increment, ProgressiveParams, ProgressiveTableSim
+from firmware_stubs.modbus import ModelClock, RegisterImage
+from firmware_stubs.wagering import WageringGlue
+from hil.wire.registers import RegisterMap, ascii_words
+
+_U32 = 2**32 - 1
+_U64 = 2**64 - 1
+
+
+def cli_params(raw: dict[str, Any]) -> dict[str, Any]:
+    """``--param`` values as the model takes them: ``meters`` given as JSON text is decoded."""
+    if isinstance(raw.get("meters"), str):
+        try:
+            return {**raw, "meters": json.loads(raw["meters"])}
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"meters: not JSON ({exc})") from None
+    return raw
+
+
+class ProgressiveGlue(WageringGlue):
+    """Binds ``ProgressiveTableSim`` to a progressive-system register map (see the module docstring).
+
+    A ``WageringGlue`` for the lock-out, press and probe commands (its ``on_write`` and its
+    ``lockout_ns``, ``betting_open``, ``answers`` and ``truth_sink``); this map has no per-seat
+    last-press registers, so the press log (with its increments) is written here."""
+
+    def __init__(self, clock: ModelClock, params: ProgressiveParams, rng: np.random.Generator, rmap: RegisterMap,
+                 truth_sink: Callable[[dict[str, float]], None] | None = None) -> None:
+        self.clock, self.map = clock, rmap
+        self.log_size = rmap.point("press_log_id").count
+        self.slots = rmap.point("meter_value_cents").count
+        seats_in_map = rmap.point("win_light").count
+        if params.seats > seats_in_map:
+            raise ValueError(f"{rmap.name}: win_light holds {seats_in_map} seats, the table has {params.seats}")
+        if len(params.meters) > self.slots:
+            raise ValueError(f"{rmap.name}: meter_value_cents holds {self.slots} meters, the system has "
+                             f"{len(params.meters)}")
+        logged = {p.name for p in rmap.points}
+        if missing := [f"press_log_meter{i}_{kind}_cents" for i in range(1, len(params.meters) + 1)
+                       for kind in ("increment", "value") if f"press_log_meter{i}_{kind}_cents" not in logged]:
+            raise ValueError(f"{rmap.name}: no point(s) {', '.join(missing)} to log the increments of every meter")
+        name_regs = rmap.point("meter_names").count // self.slots
+        names: list[int] = []
+        for m in params.meters:
+            names += ascii_words(m.name, name_regs)
+        rates = {"increment": [m.increment for m in params.meters], "reserve": [m.reserve for m in params.meters]}
+        if any(r.numerator > _U32 or r.denominator > _U32 for rs in rates.values() for r in rs):
+            raise ValueError("a meter's rate does not fit uint32 numerator and denominator")
+        pad = [0] * (self.slots - len(params.meters))
+        self.lockout_ns = 0
+        self.betting_open = False
+        self.answers = []
+        self.truth_sink = truth_sink or (lambda _t: None)
+        self._increments: dict[int, list[Increment]] = {}
+        self._index = {m.name: i for i, m in enumerate(params.meters)}
+        self._values: dict[str, Any] = {
+            "seats": params.seats, "meter_count": len(params.meters),
+            "meter_names": names + [0] * (rmap.point("meter_names").count - len(names)),
+            "meter_seed_cents": [m.seed_cents for m in params.meters] + pad,
+            "meter_reseed_cents": [m.reseed for m in params.meters] + pad,
+            "meter_increment_num": [r.numerator for r in rates["increment"]] + pad,
+            "meter_increment_den": [r.denominator for r in rates["increment"]] + [1] * len(pad),
+            "meter_reserve_num": [r.numerator for r in rates["reserve"]] + pad,
+            "meter_reserve_den": [r.denominator for r in rates["reserve"]] + [1] * len(pad),
+            "linked": "linked" if params.link_id is not None else "standalone",
+            "link_id": ascii_words(params.link_id, rmap.point("link_id").count),
+            "link_lost_count": 0, "link_restored_count": 0, "link_lost_ns": 0, "link_restored_ns": 0,
+            "power_loss_count": 0, "power_loss_ns": 0, "win_light_ns": [0] * seats_in_map,
+            "link_restored_meter_cents": [0] * self.slots, "pay_count": 0,
+        }
+        self._dirty = set(self._values)
+        self.model = ProgressiveTableSim(clock.env, params, rng, self._model_telemetry)
+
+    # ------------------------------------------------------------- model → image
+    def _model_telemetry(self, device: str, kind: str, payload: dict[str, Any]) -> None:
+        # Looked up per message, so a test (or a trace tap) may wrap ``glue.telemetry``.
+        self.telemetry(device, kind, payload)
+
+    def _set(self, **values: Any) -> None:
+        self._values.update(values)
+        self._dirty.update(values)
+
+    def _meters(self, meters: dict[str, int]) -> list[int]:
+        out = [0] * self.slots
+        for name, cents in meters.items():
+            out[self._index[name]] = min(cents, _U64)
+        return out
+
+    def telemetry(self, device: str, kind: str, payload: dict[str, Any]) -> None:
+        ns = self.clock.ns(payload["device_time_s"]) if "device_time_s" in payload else 0
+        if kind in ("lockout_command", "press"):
+            self._telemetry(device, kind, payload)  # WageringGlue's: lockout_ns, answers
+        elif kind == "meter_increment":
+            self._increments.setdefault(payload["press_id"], []).append(
+                Increment(payload["meter"], payload["amount_cents"], payload["value_cents"]))
+        elif kind == "win_light":
+            lit = list(self._values["win_light_ns"])
+            lit[payload["seat"] - 1] = ns
+            self._set(win_light_ns=lit)
+        elif kind == "meter_hit":
+            self._set(pay_count=self._values["pay_count"] + 1, pay_result_meter=self._index[payload["meter"]],
+                      pay_result_percent=payload["percent"], pay_result_winners=payload["winners"],
+                      pay_result_ns=ns, **{f"pay_result_{f}_cents": min(payload[f"{f}_cents"], _U64)
+                                           for f in ("jackpot", "paid", "remainder", "reseed", "value", "reserve")})
+        elif kind == "link_lost":
+            self._set(link_lost_count=self._values["link_lost_count"] + 1, link_lost_ns=ns)
+        elif kind == "link_restored":
+            self._set(link_restored_count=self._values["link_restored_count"] + 1, link_restored_ns=ns,
+                      link_restored_meter_cents=self._meters(payload["meters"]))
+        elif kind == "power_loss":
+            self._set(power_loss_count=self._values["power_loss_count"] + 1, power_loss_ns=ns)
+
+    def refresh(self, image: RegisterImage) -> None:
+        m = self.model
+        self._set(meter_value_cents=self._meters(m.shown()), link_state="up" if m.link_up else "lost",
+                  lockout_command_ns=self.lockout_ns, betting_open=self.betting_open, lockout=self.lockout_ns > 0,
+                  win_light=m.lights + [False] * (self.map.point("win_light").count - len(m.lights)))
+        for name in self._dirty:
+            image.set(name, self._values[name])
+        self._dirty.clear()
+        image.set("device_clock_ns", self.clock.ns())
+        if self.answers:
+            self._log(image)
+
+    def _log(self, image: RegisterImage) -> None:
+        meters = range(1, len(self._index) + 1)
+        names = ["id", "seat", "spot", "stake_cents", "status", "reason", "press_ns", "answer_ns", "increment_mask",
+                 *(f"meter{i}_{k}_cents" for i in meters for k in ("increment", "value"))]
+        log = {name: image.get(f"press_log_{name}") for name in names}
+        total = image.get("press_count")
+        for a in self.answers:
+            total += 1
+            i = (a.press_id - 1) % self.log_size
+            incs = self._increments.pop(a.press_id, [])
+            entry = dict(id=a.press_id, seat=a.seat if 0 <= a.seat <= 0xFFFF else 0, spot=a.spot,
+                         stake_cents=min(a.stake_cents, _U32), status="accepted" if a.accepted else "rejected",
+                         reason=a.reason or "none", press_ns=self.clock.ns(a.device_time_s),
+                         answer_ns=self.clock.ns(a.answer_time_s),
+                         increment_mask=sum(1 << self._index[inc.meter] for inc in incs))
+            for k in meters:
+                entry[f"meter{k}_increment_cents"] = entry[f"meter{k}_value_cents"] = 0
+            for inc in incs:
+                k = self._index[inc.meter] + 1
+                entry[f"meter{k}_increment_cents"] = min(inc.amount_cents, _U32)
+                entry[f"meter{k}_value_cents"] = min(inc.value_cents, _U64)
+            for name, value in entry.items():
+                log[name][i] = value
+        self.answers.clear()
+        image.set("press_count", total)
+        for name, values in log.items():
+            image.set(f"press_log_{name}", values)
+
+    # ------------------------------------------------------------- commands
+    def on_write(self, name: str, value: Any, image: RegisterImage) -> ExcCodes | None:
+        if name == "win_light":
+            seats = self.model.params.seats
+            if any(value[seats:]):
+                return ExcCodes.ILLEGAL_VALUE  # no such seat: nothing changes
+            for seat, on in enumerate(value[:seats], start=1):
+                self.model.light_win(seat, bool(on))  # a light already so: nothing happens
+            return None
+        if name == "pay_seq":
+            index = image.get("pay_meter")
+            if not 0 <= index < len(self._index):
+                return ExcCodes.ILLEGAL_VALUE
+            try:
+                self.model.pay_meter(self.model.controller.names[index], image.get("pay_percent"),
+                                     image.get("pay_winners"))
+            except ValueError:
+                return ExcCodes.ILLEGAL_VALUE
+            return None
+        return super().on_write(name, value, image)

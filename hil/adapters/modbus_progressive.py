@@ -1,0 +1,229 @@
+"""The progressive table game system over Modbus (implements ``devices.contracts.ProgressiveSystem``;
+docs/wire/modbus-progressive-system.md).
+
+The wagering part is ``ModbusWageringDevice``'s: ``open_betting``, ``lock_out``, ``press`` and
+``arm_probe`` write the same points at the same addresses, and every answered press comes from
+the press log. Added here:
+
+* ``light_win`` writes the seat's ``win_light`` coil (FC5), then reads ``win_light_ns``: a light
+  that changed has a new time there and becomes a ``win_light`` event (a light already so changes
+  nothing, as in the model);
+* ``meters`` reads ``meter_value_cents`` with ``link_state`` and ``device_clock_ns`` in one read;
+* ``pay_meter`` writes ``pay_meter``/``pay_percent``/``pay_winners``/``pay_seq`` in one FC16
+  request; the result block, read with the status, resolves it (a refused payout is a
+  ``wire_fault`` and its event never triggers).
+
+The poller reads the status block (input 0..123 in the shipped map) every ``poll_period_s``:
+``press_count`` moved → the press log with each press's meter increments (``press`` then one
+``meter_increment`` per incremented meter, as the model reports them); ``pay_count`` moved →
+``meter_hit``; the link and power-loss counters moved → ``link_lost``, ``link_restored`` (with the
+meters re-read from the controller), ``power_loss``. Events of one poll are delivered in device-time
+order. The meters' names, seeds and exact rates are read once, for ``device_info``.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from fractions import Fraction
+from typing import Any
+
+import simpy
+
+from devices.contracts import MeterPayout, MeterReading, PressAnswer, Telemetry
+from hil.adapters.modbus_wagering import ModbusWageringDevice
+from hil.clock import WallClockEnvironment
+from hil.transport.ioloop import IoLoop
+from hil.wire.registers import RegisterMap, words_ascii
+
+#: what the poller reads every period (the shipped map: one read of input 0..123)
+STATUS = ("press_count", "link_state", "link_lost_count", "link_restored_count", "link_lost_ns", "link_restored_ns",
+          "power_loss_count", "power_loss_ns", "link_restored_meter_cents", "pay_count", "pay_result_meter",
+          "pay_result_percent", "pay_result_winners", "pay_result_jackpot_cents", "pay_result_paid_cents",
+          "pay_result_remainder_cents", "pay_result_reseed_cents", "pay_result_value_cents",
+          "pay_result_reserve_cents", "pay_result_ns")
+DECLARATION = ("seats", "meter_count", "meter_names", "meter_seed_cents", "meter_reseed_cents", "meter_increment_num",
+               "meter_increment_den", "meter_reserve_num", "meter_reserve_den", "linked", "link_id")
+
+
+def _mute(_device: str, _kind: str, _payload: dict[str, Any]) -> None:
+    """ModbusWageringDevice announces a wagering device; this adapter announces the progressive system."""
+
+
+class ModbusProgressiveSystem(ModbusWageringDevice):
+    def __init__(self, env: WallClockEnvironment, io: IoLoop, url: str, unit: int, rmap: RegisterMap,
+                 telemetry: Telemetry, name: str = "progressive", timeout_s: float = 0.5,
+                 poll_period_s: float = 0.002) -> None:
+        self._ready = False  # the poller waits for the declaration and the counters (below)
+        self._pending_pays: deque[tuple[tuple[str, int, int], simpy.Event]] = deque()
+        self._pay_seq = 0
+        super().__init__(env, io, url, unit, rmap, _mute, name, timeout_s, poll_period_s)
+        self.telemetry = telemetry
+        self._status_blocks = self.map.read_blocks(STATUS)
+        decl, status, lights, seq = self.io.run(self._read_initial(), timeout_s=5)
+        n = decl["meter_count"]
+        per_name = self.map.point("meter_names").count // self.map.point("meter_value_cents").count
+        self.names = tuple(words_ascii(decl["meter_names"][i * per_name:(i + 1) * per_name]) for i in range(n))
+        self.seats = decl["seats"]
+        self._light_ns = list(lights)
+        self._pay_seq = seq
+        self._seen = {k: status[k] for k in ("pay_count", "link_lost_count", "link_restored_count", "power_loss_count")}
+        meters = [{"name": self.names[i], "seed_cents": decl["meter_seed_cents"][i],
+                   "reseed_cents": decl["meter_reseed_cents"][i],
+                   "increment_rate": str(Fraction(decl["meter_increment_num"][i], decl["meter_increment_den"][i])),
+                   "reserve_rate": str(Fraction(decl["meter_reserve_num"][i], decl["meter_reserve_den"][i]))}
+                  for i in range(n)]
+        link_id = words_ascii(decl["link_id"]) or None
+        self.telemetry(self.name, "device_info", {
+            "seats": self.seats, "meters": meters, "linked": decl["linked"] == "linked", "link_id": link_id,
+            "url": self.url, "clock_offset_s": self.clock.offset_s, "clock_uncertainty_s": self.clock.uncertainty_s,
+            "rtt_min_us": self.clock.rtt_min_us})
+        self._ready = True
+
+    async def _read_blocks(self, link, blocks) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for b in blocks:
+            words, _ = await link.read(b.table, b.start, b.count)
+            out.update(self.map.decode_block(b, words))
+        return out
+
+    async def _read_initial(self):
+        decl = await self._read_blocks(self.cmd, self.map.read_blocks(DECLARATION))
+        status = await self._read_blocks(self.cmd, self._status_blocks)
+        rest = await self._read_blocks(self.cmd, self.map.read_blocks(["win_light_ns", "pay_seq"]))
+        return decl, status, rest["win_light_ns"], rest["pay_seq"]
+
+    # ----------------------------------------------------------- Protocol (wagering: ModbusWageringDevice)
+    def light_win(self, seat: int, on: bool) -> None:
+        coil, when = self.map.point("win_light"), self.map.point("win_light_ns")
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 1 <= seat <= min(self.seats, coil.count):
+            raise ValueError(f"{self.name}: no seat {seat!r} (seats 1..{self.seats})")
+
+        async def go() -> None:
+            await self.cmd.write(coil.table, coil.address + seat - 1, [bool(on)])
+            words, _ = await self.cmd.read(when.table, when.address, when.span)
+            ns = int(self.map.decode(when, words)[seat - 1])
+            if ns != self._light_ns[seat - 1]:
+                self._light_ns[seat - 1] = ns
+                event = {"seat": seat, "on": bool(on), "device_time_s": self._sim(ns)}
+                self.env.call_soon_threadsafe(lambda: self.telemetry(self.name, "win_light", event))
+
+        self.submit(go())
+
+    def meters(self) -> simpy.Event:
+        ev = self.env.event()
+        blocks = self.map.read_blocks(["meter_value_cents", "link_state", "device_clock_ns"])
+
+        async def go() -> None:
+            v = await self._read_blocks(self.cmd, blocks)
+            reading = MeterReading(meters={name: int(v["meter_value_cents"][i]) for i, name in enumerate(self.names)},
+                                   link_up=v["link_state"] == "up", device_time_s=self._sim(int(v["device_clock_ns"])))
+
+            def deliver() -> None:
+                self.telemetry(self.name, "meter_reading", dict(vars(reading)))
+                ev.succeed(reading)
+
+            self.env.call_soon_threadsafe(deliver)
+
+        self.submit(go())
+        return ev
+
+    def pay_meter(self, meter: str, percent: int, winners: int) -> simpy.Event:
+        if meter not in self.names:
+            raise ValueError(f"no meter {meter!r} (meters: {', '.join(self.names)})")
+        if isinstance(percent, bool) or not isinstance(percent, int) or not 1 <= percent <= 100:
+            raise ValueError(f"percent must be an int 1..100, not {percent!r}")
+        if isinstance(winners, bool) or not isinstance(winners, int) or winners < 1:
+            raise ValueError(f"winners must be an int >= 1, not {winners!r}")
+        ev = self.env.event()
+        self._pending_pays.append(((meter, percent, winners), ev))
+        self._pay_seq = (self._pay_seq + 1) & 0xFFFF
+        words: list[int] = []
+        for name, value in (("pay_meter", self.names.index(meter)), ("pay_percent", percent),
+                            ("pay_winners", winners), ("pay_seq", self._pay_seq)):
+            words += self.map.encode(name, value)
+        first = self.map.point("pay_meter")
+        self.submit(self.cmd.write(first.table, first.address, words))
+        return ev
+
+    # ----------------------------------------------------------- polling (I/O thread)
+    async def poll(self) -> None:
+        if not self._ready:
+            return
+        s = await self._read_blocks(self.poller, self._status_blocks)
+        events: list[tuple[float, int, str, Any]] = []  # (device time, order, kind, what)
+        count = int(s["press_count"])
+        if count != self._seen_presses:
+            events += await self._presses(count)
+        if s["pay_count"] != self._seen["pay_count"]:
+            self._seen["pay_count"] = s["pay_count"]
+            index = s["pay_result_meter"]
+            if not 0 <= index < len(self.names):  # resolves nothing; the presses of this poll still count
+                self.fault("bad_value", f"pay_result_meter {index}: the device has {len(self.names)} meters")
+            else:
+                paid = MeterPayout(pay_id=int(s["pay_count"]), meter=self.names[index],
+                                   percent=int(s["pay_result_percent"]), winners=int(s["pay_result_winners"]),
+                                   device_time_s=self._sim(int(s["pay_result_ns"])),
+                                   **{f"{f}_cents": int(s[f"pay_result_{f}_cents"])
+                                      for f in ("jackpot", "paid", "remainder", "reseed", "value", "reserve")})
+                events.append((paid.device_time_s, len(events), "meter_hit", paid))
+        for kind, counter, ns in (("link_lost", "link_lost_count", "link_lost_ns"),
+                                  ("link_restored", "link_restored_count", "link_restored_ns"),
+                                  ("power_loss", "power_loss_count", "power_loss_ns")):
+            if s[counter] != self._seen[counter]:
+                self._seen[counter] = s[counter]
+                event: dict[str, Any] = {"device_time_s": self._sim(int(s[ns]))}
+                if kind == "link_restored":
+                    event["meters"] = {name: int(s["link_restored_meter_cents"][i]) for i, name in enumerate(self.names)}
+                events.append((event["device_time_s"], len(events), kind, event))
+        if events:
+            events.sort(key=lambda e: (e[0], e[1]))
+            self.env.call_soon_threadsafe(lambda: self._deliver_events(events))
+
+    async def _presses(self, count: int) -> list[tuple[float, int, str, Any]]:
+        new = count - self._seen_presses
+        if new > self.log_size:
+            self._lost += new - self.log_size
+            self.fault("press_log_overrun", f"{new - self.log_size} press answer(s) lost between two polls")
+        meters = range(1, len(self.names) + 1)
+        names = ["id", "seat", "spot", "stake_cents", "status", "reason", "press_ns", "answer_ns", "increment_mask",
+                 *(f"meter{k}_{f}_cents" for k in meters for f in ("increment", "value"))]
+        log = await self._read_blocks(self.poller, self.map.read_blocks([f"press_log_{n}" for n in names]))
+        out = []
+        for press_id in range(max(self._seen_presses + 1, count - self.log_size + 1), count + 1):
+            i = (press_id - 1) % self.log_size
+            if log["press_log_id"][i] != press_id:
+                continue  # overwritten meanwhile: counted as lost above
+            reason = log["press_log_reason"][i]
+            a = PressAnswer(press_id=press_id, seat=int(log["press_log_seat"][i]), spot=str(log["press_log_spot"][i]),
+                            stake_cents=int(log["press_log_stake_cents"][i]),
+                            accepted=log["press_log_status"][i] == "accepted",
+                            device_time_s=self._sim(int(log["press_log_press_ns"][i])),
+                            answer_time_s=self._sim(int(log["press_log_answer_ns"][i])),
+                            reason=None if reason == "none" else str(reason))
+            mask = int(log["press_log_increment_mask"][i])
+            increments = [{"press_id": press_id, "meter": self.names[k - 1],
+                           "amount_cents": int(log[f"press_log_meter{k}_increment_cents"][i]),
+                           "value_cents": int(log[f"press_log_meter{k}_value_cents"][i]),
+                           "device_time_s": a.device_time_s} for k in meters if mask >> (k - 1) & 1]
+            out.append((a.answer_time_s, press_id, "press", (a, increments)))
+        self._seen_presses = count
+        return out
+
+    def _deliver_events(self, events: list[tuple[float, int, str, Any]]) -> None:
+        """In the simulation thread: record each event; resolve the rig's presses and payouts."""
+        for _t, _order, kind, what in events:
+            if kind == "press":
+                answer, increments = what
+                self._deliver([answer])
+                for inc in increments:
+                    self.telemetry(self.name, "meter_increment", inc)
+            elif kind == "meter_hit":
+                self.telemetry(self.name, "meter_hit", dict(vars(what)))
+                key = (what.meter, what.percent, what.winners)
+                for i, (k, ev) in enumerate(self._pending_pays):
+                    if k == key:
+                        del self._pending_pays[i]
+                        ev.succeed(what)
+                        break
+            else:
+                self.telemetry(self.name, kind, what)
