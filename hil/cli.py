@@ -108,13 +108,34 @@ def run(
     raise typer.Exit(EXIT_OK if all(r["expectation_met"] for r in results) else EXIT_EXPECTATION)
 
 
+#: the card side wagers (§§ 633b.17–633b.21; UTH, Criss-Cross): ``rules.blackjack_side.RTP_WAGERS``,
+#: ``rules.poker_side_rtp.RTP_WAGERS`` (wager -> (paytable, decks) -> entries)
+CARD_WAGER_MODULES = ("rules.blackjack_side", "rules.poker_side_rtp")
+
+
+def _card_wagers() -> dict[str, tuple]:
+    """wager name -> (rtp function, its paytables, default decks) for every card side wager."""
+    import importlib
+
+    out = {}
+    for name in CARD_WAGER_MODULES:
+        try:
+            mod = importlib.import_module(name)
+        except ImportError:  # a module not shipped (yet)
+            continue
+        decks = getattr(mod, "DEFAULT_DECKS", (6, 8))
+        for wager, fn in mod.RTP_WAGERS.items():
+            out[wager] = (fn, tuple(mod.PAYTABLES_OF[wager]), decks)
+    return out
+
+
 RTP_GAMES = ("crazy-time", "roulette-up", "roulette-x")
 WHEELS = {"single": "single-zero", "double": "double-zero"}
 
 
 def _rtp_table(title: str, entries: list[dict]) -> None:
     table = Table(title=title)
-    cols = (["wager"] + (["wheel"] if any("wheel" in e for e in entries) else []) + ["rtp", "rtp_exact", "method"]
+    cols = (["wager"] + [c for c in ("wheel", "decks") if any(c in e for e in entries)] + ["rtp", "rtp_exact", "method"]
             + (["rtp_long_run"] if any("rtp_long_run" in e for e in entries) else []))
     for col in cols:
         table.add_column(col)
@@ -125,18 +146,28 @@ def _rtp_table(title: str, entries: list[dict]) -> None:
 
 @app.command()
 def rtp(
-    game: Annotated[str, typer.Argument(help="crazy-time | roulette-up | roulette-x")],
+    game: Annotated[str, typer.Argument(help="crazy-time | roulette-up | roulette-x | a card side wager "
+                                             "(twenty-one-plus-three, royal-match, kings-bounty, blazing-sevens, "
+                                             "blazing-sevens-multi, uth-trips, uth-bad-beat, play-the-board, "
+                                             "ultimate-pairs, criss-cross-ultimate-pairs)")],
     rules: Annotated[Optional[Path], typer.Option(help="Rules Submission TOML (crazy-time, roulette-x)")] = None,
     paytable: Annotated[Optional[str], typer.Option(help="roulette-up: A..E, P1..P7; roulette-x: A | B")] = None,
     wheel: Annotated[Optional[str], typer.Option(help="roulette: single | double (zero)")] = None,
+    decks: Annotated[Optional[int], typer.Option(help="card side wagers: decks in the shoe (default: 6 and 8)")] = None,
     json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
-    """Exact return to player per wager (Crazy Time, Roulette Up, Roulette X)."""
-    if game not in RTP_GAMES:
-        sys.stderr.write(f"error: unknown game {game!r} (known: {', '.join(RTP_GAMES)})\n")
+    """Exact return to player per wager (Crazy Time, Roulette Up, Roulette X, the card side wagers)."""
+    cards = _card_wagers()
+    if game not in RTP_GAMES and game not in cards:
+        sys.stderr.write(f"error: unknown game {game!r} (known: {', '.join(RTP_GAMES + tuple(cards))})\n")
         raise typer.Exit(EXIT_BAD_INPUT)
     try:
-        doc = _rtp_doc(game, rules, paytable, wheel)
+        if game in cards:
+            doc = _card_rtp_doc(game, cards[game], paytable, decks, rules, wheel)
+        elif decks is not None:
+            raise ConfigError("--decks", None, "", f"{game} has no decks")
+        else:
+            doc = _rtp_doc(game, rules, paytable, wheel)
     except ConfigError as exc:
         raise _bad_input(exc) from None
     if json:
@@ -144,6 +175,20 @@ def rtp(
         return
     name = (doc.get("rules") or {}).get("name")
     _rtp_table(f"{game}: exact RTP" + (f" under {name}" if name else ""), doc["wagers"])
+
+
+def _card_rtp_doc(game: str, spec: tuple, paytable: str | None, decks: int | None, rules, wheel) -> dict:
+    """The ``rtp`` JSON document of a card side wager: every paytable (or ``paytable``) at each
+    deck count (or ``decks``)."""
+    fn, tables, default_decks = spec
+    if rules is not None or wheel is not None:
+        raise ConfigError("--rules/--wheel", None, "", f"{game} takes --paytable and --decks only")
+    names = [paytable] if paytable else list(tables)
+    try:
+        entries = [e for d in ([decks] if decks else default_decks) for t in names for e in fn(t, d)]
+    except ValueError as exc:
+        raise ConfigError("--paytable/--decks", None, "", str(exc)) from None
+    return {"game": game, "paytable": paytable, "decks": decks, "wagers": [e.to_json() for e in entries]}
 
 
 def _rtp_doc(game: str, rules: Path | None, paytable: str | None, wheel: str | None) -> dict:

@@ -231,3 +231,20 @@ def test_rtp_roulette_up_without_options_prints_every_paytable_on_both_wheels():
 def test_rtp_bad_options_exit_2(args):
     res = runner.invoke(app, ["rtp", *args, "--json"])
     assert res.exit_code == 2, res.output
+
+
+@pytest.mark.parametrize("wager", ["twenty-one-plus-three", "royal-match", "kings-bounty", "blazing-sevens",
+                                   "blazing-sevens-multi"])
+def test_rtp_of_the_blackjack_side_wagers_every_paytable_at_6_and_8_decks(wager):
+    res = runner.invoke(app, ["rtp", wager, "--json"])
+    assert res.exit_code == 0, res.output
+    entries = json.loads(res.stdout)["wagers"]
+    assert {e["decks"] for e in entries} == {6, 8} and all(e["method"] == "exact" for e in entries)
+    assert all(0.3 < e["rtp"] < 1.0 for e in entries)
+
+
+def test_rtp_card_wager_bad_options_exit_2():
+    for args in (["twenty-one-plus-three", "--paytable", "4", "--decks", "3"], ["royal-match", "--paytable", "Z"],
+                 ["royal-match", "--wheel", "single"], ["crazy-time", "--decks", "6"]):
+        res = runner.invoke(app, ["rtp", *args, "--json"])
+        assert res.exit_code == 2, (args, res.output)
