@@ -13,7 +13,8 @@ Faults draw from the rng only when enabled: ``misread_probability`` (the reader 
 card than the one dealt: ground truth ``dealt`` keeps the real one), ``extra_card`` (a foreign
 card is added to every shoe: a shoe holding one card more than its decks allow),
 ``shuffle_skip_probability`` (per shuffle, the shoe is not shuffled: the previous order is
-reused — a stacked/unshuffled shoe).
+reused — an unshuffled shoe). ``stacked`` is a lab's test mode (known hands on top of every
+shoe), recorded in the bench parameters like every knob.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import numpy as np
 import simpy
 
 from devices.contracts import Telemetry
-from rules.cards import Card, shoe
+from rules.cards import Card, cards, shoe
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,11 @@ class CardShoeParams:
     penetration: float = 0.75
     """Where the cut card sits (fraction of the shoe dealt before a reshuffle)."""
 
+    stacked: str | None = None
+    """A lab's stacked shoe (test mode, never in production): these cards ("Ks Ks Ks 2h") are moved
+    to the top of every shoe after its shuffle, in this order (the shoe must hold them), so the
+    rounds deal known hands — to exercise rare paytable rows such as a meter hit."""
+
     # ---- faults (defaults = healthy)
     misread_probability: float = 0.0
     """Per card: the reader reports a different card (uniform over the other 51)."""
@@ -75,6 +81,12 @@ class CardShoeParams:
             need(0.0 <= getattr(self, f) <= 1.0, f"{f} must be in [0, 1], not {getattr(self, f)}")
         if self.extra_card is not None:
             Card.parse(self.extra_card)  # ValueError for a card that is none
+        if self.stacked is not None:
+            from collections import Counter
+
+            want, have = Counter(cards(self.stacked)), Counter(shoe(self.decks))
+            if short := sorted(str(c) for c in want if want[c] > have[c]):
+                raise ValueError(f"stacked: a {self.decks}-deck shoe holds too few of {', '.join(short)}")
 
 
 def commitment(order: tuple[Card, ...]) -> str:
@@ -119,6 +131,11 @@ class CardShoeSim:
         if not skip:
             perm = self.rng.permutation(len(self._base))
             self.order = tuple(self._base[int(i)] for i in perm)
+            if p.stacked:
+                top, rest = list(cards(p.stacked)), list(self.order)
+                for c in top:
+                    rest.remove(c)
+                self.order = tuple(top + rest)
         self.shoe_id += 1
         self.next_index = 0
         done = self.env.event()

@@ -25,13 +25,15 @@ import simpy
 
 from devices.coin_flipper import CoinFlipperParams, CoinFlipperSim
 from devices.contracts import (CoinFlipper, CrazyTimeWorldWheel, LockoutCounter, MoneyWheel, MultiplierBoard,
-                               MultiplierIlluminator, PachinkoBoard, RouletteWheel, Telemetry, TopSlot,
-                               WageringDevice)
+                               MultiplierIlluminator, PachinkoBoard, ProgressiveSystem, RouletteWheel, Telemetry,
+                               TopSlot, WageringDevice)
+from devices.card_shoe import CardShoeParams, CardShoeSim
 from devices.ctw_wheel import CtwWheelParams, CtwWheelSim
 from devices.illuminator import IlluminatorParams, IlluminatorSim
 from devices.money_wheel import MoneyWheelParams, MoneyWheelSim
 from devices.multiplier_board import MultiplierBoardParams, MultiplierBoardSim
 from devices.pachinko import PachinkoParams, PachinkoSim
+from devices.progressive import ProgressiveParams, ProgressiveTableSim
 from devices.roulette_wheel import RouletteWheelParams, RouletteWheelSim
 from devices.top_slot import TopSlotParams, TopSlotSim
 from devices.wagering import WageringParams, WageringSim
@@ -51,11 +53,13 @@ BONUS_ROLES = ("board", "coin_flipper", "pachinko", "ctw_wheel")
 #: the wagering device with the dealer's lock-out (the Roulette Up progressive's, § 617b.4(c)).
 ROULETTE_ROLES = ("ball_wheel", "illuminator", "roulette_wagering")
 #: Every role, in the order their seeds are spawned (new roles are appended: old streams unchanged).
-ROLES = BASE_ROLES + BONUS_ROLES + ROULETTE_ROLES
+#: A card table's: the shoe with its card reader, the progressive table game system (§ 605a.7).
+CARD_ROLES = ("shoe", "progressive")
+ROLES = BASE_ROLES + BONUS_ROLES + ROULETTE_ROLES + CARD_ROLES
 #: The roles a game's scenarios use (only those are built for a scenario).
-GAME_ROLES = {"crazy-time": BASE_ROLES + BONUS_ROLES, "roulette": ROULETTE_ROLES}
+GAME_ROLES = {"crazy-time": BASE_ROLES + BONUS_ROLES, "roulette": ROULETTE_ROLES, "blackjack": CARD_ROLES}
 Role = Literal["wheel", "top_slot", "wagering", "board", "coin_flipper", "pachinko", "ctw_wheel",
-               "ball_wheel", "illuminator", "roulette_wagering"]
+               "ball_wheel", "illuminator", "roulette_wagering", "shoe", "progressive"]
 
 #: role -> (sim model name, params dataclass)
 SIM_MODELS: dict[str, tuple[str, type]] = {
@@ -69,6 +73,8 @@ SIM_MODELS: dict[str, tuple[str, type]] = {
     "ball_wheel": ("roulette-wheel", RouletteWheelParams),
     "illuminator": ("illuminator", IlluminatorParams),
     "roulette_wagering": ("wagering", WageringParams),
+    "shoe": ("card-shoe", CardShoeParams),
+    "progressive": ("progressive-system", ProgressiveParams),
 }
 
 DEFAULT_BENCH_RESOURCE = "data/default_bench.toml"
@@ -174,6 +180,10 @@ def parse_bench(text: str, source: str) -> LoadedBench:
     data, lines = parse_toml(text, source)
     config = validate(BenchConfig, data, source, lines)
     for role, dev in config.devices.items():
+        if dev.kind != "sim" and (role, dev.kind) not in ADAPTERS:
+            raise ConfigError(source, lines.line(("devices", role, "kind")), f"devices.{role}.kind",
+                              f"no {dev.kind} protocol for {role}: kind is one of "
+                              f"{', '.join(['sim'] + [k for r, k in ADAPTERS if r == role])}")
         if dev.kind == "modbus":
             try:
                 ModbusUrl.parse(dev.url)
@@ -183,9 +193,6 @@ def parse_bench(text: str, source: str) -> LoadedBench:
                 raise ConfigError(source, lines.line(("devices", role, "url")), f"devices.{role}.url", str(exc)) from None
             continue
         if dev.kind == "serial":
-            if (role, "serial") not in ADAPTERS:  # the bonus devices speak Modbus only
-                raise ConfigError(source, lines.line(("devices", role, "kind")), f"devices.{role}.kind",
-                                  f"no serial protocol for {role}: kind is \"sim\" or \"modbus\"")
             continue
         expected_model = SIM_MODELS[role][0]
         if dev.model not in (None, expected_model):
@@ -217,6 +224,8 @@ class Devices:
     ball_wheel: RouletteWheel | None = None
     illuminator: MultiplierIlluminator | None = None
     roulette_wagering: WageringDevice | None = None
+    shoe: CardShoeSim | None = None
+    progressive: ProgressiveSystem | None = None
     lockout_counter: LockoutCounter | None = None
 
 
@@ -230,7 +239,7 @@ def _relative(path: str, source: str) -> Path:
 MAP_DEVICE = {"wheel": "money-wheel", "top_slot": "top-slot", "wagering": "wagering",
               "board": "multiplier-board", "coin_flipper": "coin-flipper", "pachinko": "pachinko-board",
               "ctw_wheel": "crazy-time-world-wheel", "ball_wheel": "roulette-wheel", "illuminator": "illuminator",
-              "roulette_wagering": "wagering"}
+              "roulette_wagering": "wagering", "progressive": "progressive-system"}
 #: (role, kind) -> "module:Class" of the adapter implementing the role's Protocol
 ADAPTERS = {
     ("wheel", "modbus"): "hil.adapters.modbus_money_wheel:ModbusMoneyWheel",
@@ -242,6 +251,7 @@ ADAPTERS = {
     ("ctw_wheel", "modbus"): "hil.adapters.modbus_ctw_wheel:ModbusCtwWheel",
     ("illuminator", "modbus"): "hil.adapters.modbus_illuminator:ModbusIlluminator",
     ("roulette_wagering", "modbus"): "hil.adapters.modbus_wagering:ModbusWageringDevice",
+    ("progressive", "modbus"): "hil.adapters.modbus_progressive:ModbusProgressiveSystem",
     ("wheel", "serial"): "hil.adapters.serial_money_wheel:SerialMoneyWheel",
     ("top_slot", "serial"): "hil.adapters.serial_top_slot:SerialTopSlot",
     ("wagering", "serial"): "hil.adapters.serial_wagering:SerialWageringDevice",
@@ -301,7 +311,9 @@ def build_devices(
                          "ball_wheel": lambda: RouletteWheelSim(env, p, rng, telemetry, name=role),
                          "illuminator": lambda: IlluminatorSim(env, p, _need(roulette_x), None, rng, telemetry,
                                                                name=role),
-                         "roulette_wagering": lambda: WageringSim(env, p, rng, telemetry, name=role)}[role]()
+                         "roulette_wagering": lambda: WageringSim(env, p, rng, telemetry, name=role),
+                         "shoe": lambda: CardShoeSim(env, p, rng, telemetry, name=role),
+                         "progressive": lambda: ProgressiveTableSim(env, p, rng, telemetry, name=role)}[role]()
                 setattr(built.devices, role, model)
                 built.params[role] = dataclasses.asdict(p)
                 continue

@@ -26,6 +26,7 @@ from hil.bench import LoadedBench, build_devices
 from hil.clock import WallClockEnvironment
 from hil.checks import CheckConfig, run_checks
 from hil.config import ConfigError, read_text
+from hil.blackjack import BlackjackController
 from hil.controller import CROUPIER, CrazyTimeController, bench_record
 from hil.roulette import RouletteController, StreakStore, table_rules
 from hil.scenario import LoadedScenario
@@ -91,7 +92,9 @@ def simulate(loaded: LoadedScenario, bench: LoadedBench, rules: LoadedRules, tra
     writer = TraceWriter(trace_path, {
         "scenario": sc.name, "scenario_sha256": loaded.sha256, "seed": seed, "game": sc.game,
         "bench": bench.config.name, "bench_source": bench.source,
-        "rules": rules.submission.name, "rules_sha256": rules.sha256,
+        # a Blackjack table's paytables are the regulation's own (rules/bj_paytables.py)
+        "rules": "§§ 633b.17–633b.21" if sc.game == "blackjack" else rules.submission.name,
+        "rules_sha256": None if sc.game == "blackjack" else rules.sha256,
     })
     io = built = None
     try:
@@ -116,6 +119,14 @@ def simulate(loaded: LoadedScenario, bench: LoadedBench, rules: LoadedRules, tra
             writer.record(CROUPIER, "table", ctl.describe())
             env.run(until=ctl.run(sc.rounds))
             return dict(ctl.stats), env.now
+        if sc.game == "blackjack":
+            built = build_devices(env, bench, sc.device_overrides(), None, ss_devices, writer.record, io, roles=sc.roles)
+            bench_record(writer, built.params)
+            bj = BlackjackController(env, built.devices, writer, sc, croupier_rng)
+            writer.record(CROUPIER, "table", bj.describe())
+            writer.commit()
+            env.run(until=bj.run(sc.rounds))
+            return dict(bj.stats), env.now
         built = build_devices(env, bench, sc.device_overrides(), rules.submission, ss_devices, writer.record, io)
         bench_record(writer, built.params)
         writer.record(CROUPIER, "rules", rules.submission.model_dump(mode="json", by_alias=True))

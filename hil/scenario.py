@@ -43,6 +43,9 @@ class Players(pydantic.BaseModel):
     #: is running (the croupier must refuse it)
     roulette_up_probability: float = Field(0.5, ge=0, le=1)
     roulette_up_late_probability: float = Field(0.05, ge=0, le=1)
+    #: Blackjack: probability that a player places the progressive wager / each chip side wager
+    progressive_probability: float = Field(0.6, ge=0, le=1)
+    side_probability: float = Field(0.4, ge=0, le=1)
 
     @pydantic.model_validator(mode="after")
     def _ranges(self) -> Players:
@@ -119,6 +122,9 @@ class CroupierFaults(pydantic.BaseModel):
     up_continue_after_36: bool = False  # 36 does not end the streak (§ 617b.4(g)(2)(ii))
     up_push_collected: bool = False  # a "Push" is collected as a loss (§ 617b.4(h))
     up_meter_no_increment: bool = False  # accepted progressive wagers do not increment the meter (§ 617b.4(h)(2))
+    # ---- Blackjack side wagers (§§ 633b.17–633b.21)
+    progressive_chips_mismatch: bool = False  # collects chips for every press, accepted or not (§ 633b.17(e))
+    skip_win_light: bool = False  # pays a meter without lighting the seat's win light (§ 633b.17(f)(2))
 
 
 class CheckSettings(pydantic.BaseModel):
@@ -156,6 +162,35 @@ class Table(pydantic.BaseModel):
         return self.roulette_up is not None and self.roulette_up.startswith("P")
 
 
+class CardTable(pydantic.BaseModel):
+    """A Blackjack table (``game: blackjack``): its shoe, its progressive wager (through the
+    progressive table game system) and its chip side wagers, each with its paytable."""
+
+    model_config = _STRICT
+    decks: int = Field(6, ge=1, le=8)
+    declared_suit: Literal["c", "d", "h", "s"] = "s"  # § 633b.17(g): the certificate holder's declared suit
+    progressive: Literal["twenty-one-plus-three", "royal-match", "blazing-sevens-multi"] | None = "twenty-one-plus-three"
+    progressive_paytable: str = "1"
+    progressive_stake_cents: int = Field(100, gt=0)  # the (minimum) progressive wager
+    #: chip side wagers and their paytables
+    side: dict[Literal["kings-bounty", "blazing-sevens"], str] = {"kings-bounty": "B", "blazing-sevens": "A"}
+    side_stake_cents: tuple[int, int] = (500, 2_500)
+
+    @pydantic.model_validator(mode="after")
+    def _paytables(self) -> CardTable:
+        from rules.bj_paytables import check_decks, paytable
+
+        wagers = dict(self.side)
+        if self.progressive is not None:
+            wagers[self.progressive] = self.progressive_paytable
+        for wager, name in wagers.items():
+            check_decks(paytable(wager, name), self.decks)  # ValueError: unknown paytable, decks not allowed
+        lo, hi = self.side_stake_cents
+        if not 0 < lo <= hi:
+            raise ValueError(f"side_stake_cents: need 0 < low <= high, got [{lo}, {hi}]")
+        return self
+
+
 class Expect(pydantic.BaseModel):
     model_config = _STRICT
     fail: tuple[str, ...] = ()
@@ -175,7 +210,7 @@ class Scenario(pydantic.BaseModel):
     schema_version: Literal[1] = Field(alias="schema")
     name: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")
     description: str = ""
-    game: Literal["crazy-time", "roulette"]
+    game: Literal["crazy-time", "roulette", "blackjack"]
     seed: int = Field(ge=0)
     rounds: int = Field(ge=1, le=10_000_000)
     bench: dict[str, dict[str, Any]] = {}
@@ -183,6 +218,7 @@ class Scenario(pydantic.BaseModel):
     croupier: Croupier = Croupier()
     players: Players = Players()
     table: Table | None = None  # game: roulette
+    cards: CardTable | None = None  # game: blackjack
     lockout: Lockout = Lockout()
     checks: CheckSettings = CheckSettings()
     expect: Expect = Expect()
@@ -193,6 +229,10 @@ class Scenario(pydantic.BaseModel):
             object.__setattr__(self, "table", Table())  # a roulette scenario always has its table
         if self.game != "roulette" and self.table is not None:
             raise ValueError(f"'table' is for game: roulette, not {self.game}")
+        if self.game == "blackjack" and self.cards is None:
+            object.__setattr__(self, "cards", CardTable())
+        if self.game != "blackjack" and self.cards is not None:
+            raise ValueError(f"'cards' is for game: blackjack, not {self.game}")
         ids = {c.id for c in checks_for(self.game)}
         if other := [i for i in self.expect.fail if i not in ids]:
             raise ValueError(f"expect.fail: {other} are not checks of {self.game}")
@@ -218,6 +258,16 @@ class Scenario(pydantic.BaseModel):
         if self.table is not None:
             for role in ("ball_wheel", "illuminator"):
                 out[role].setdefault("wheel", self.table.wheel)
+        if self.cards is not None:
+            from rules.blackjack_table import meter_specs
+
+            c = self.cards
+            out["shoe"].setdefault("decks", c.decks)
+            if c.progressive is not None:
+                out["progressive"].setdefault("meters", meter_specs(c.progressive, c.progressive_paytable, c.decks,
+                                                                    c.progressive_stake_cents))
+            probe = self.lockout.probe.seat if self.lockout.probe else 0
+            out["progressive"].setdefault("seats", max(self.players.count, probe, 1))  # the rig's probe seat too
         return out
 
     @property

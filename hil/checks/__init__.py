@@ -7,6 +7,7 @@ from pathlib import Path
 from hil.checks import crazy_time
 from hil.checks.base import BenchView, Check, CheckConfig, CheckResult, RoundView
 from hil.checks.bonus import BONUS_CHECKS
+from hil.checks.cards import BLACKJACK_CHECKS
 from hil.checks.roulette import ROULETTE_CHECKS
 from hil.trace import TraceReader
 
@@ -15,6 +16,7 @@ from hil.trace import TraceReader
 GAME_CHECKS: dict[str, tuple[type[Check], ...]] = {
     "crazy-time": crazy_time.ALL_CHECKS + BONUS_CHECKS,
     "roulette": ROULETTE_CHECKS,
+    "blackjack": BLACKJACK_CHECKS,
 }
 ALL_CHECKS: tuple[type[Check], ...] = tuple(c for checks in GAME_CHECKS.values() for c in checks)
 CHECK_IDS: frozenset[str] = frozenset(c.id for c in ALL_CHECKS)

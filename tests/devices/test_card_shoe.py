@@ -87,3 +87,11 @@ def test_a_dealt_out_shoe_refuses_to_deal():
         s.deal("p")
     with pytest.raises(RuntimeError, match="no card left"):
         s.deal("p")
+
+
+def test_a_stacked_shoe_deals_the_stacked_cards_first_and_holds_the_same_cards():
+    s, got, _ = run_shoe(CardShoeParams(decks=1, penetration=1.0, stacked="Ks Qs 2h"), 2, 52)
+    assert [r.card for r in got[:3]] == ["Ks", "Qs", "2h"]
+    assert Counter(Card.parse(r.card) for r in got) == Counter(shoe(1))
+    with pytest.raises(ValueError, match="too few"):
+        CardShoeParams(decks=1, stacked="Ks Ks")

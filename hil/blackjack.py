@@ -1,0 +1,246 @@
+"""The croupier for the side wagers of a Blackjack table (§§ 633b.17–633b.21): the progressive
+wager through the progressive table game system (§ 605a.7) and the chip side wagers, settled from
+the card reader's cards. The Blackjack hand itself is not played (the side wagers are settled on
+the player's first two cards and the dealer's up and hole cards).
+
+One round::
+
+    (the cut card came out: shuffle) → round_start → betting_open: players press their seat's
+      progressive wager button and place its chips, and place chip side wagers
+    → no_more_bets + the lock-out (§ 633b.17(e), (c)(2); the rig's probe presses around it)
+    → the dealer verifies the progressive chips against the wagers the system accepted and
+      collects them (§ 633b.17(e): ``progressive_verify``, ``progressive_collect``)
+    → deal: each seat's first card, the dealer's up card, each seat's second card, the hole card
+      (the reader reports each: ``shoe/card_read``)
+    → settlement from the cards as read (``rules.blackjack_table``): per meter, its winners' win
+      lights on (§ 633b.17(f)(2)), the meter read and paid, shared by its winners, reseeded; Envy
+      Bonuses (§ 633b.18(k)); chip wagers collected or paid → round_end (lights off).
+
+``CroupierFaults`` make it wrong on purpose (``progressive_chips_mismatch``, ``skip_win_light``,
+``payout_error_cents``).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+import simpy
+
+from devices.contracts import MeterPayout, MeterReading
+from hil.bench import Devices
+from hil.controller import TableCroupier
+from hil.scenario import CardTable, Scenario
+from hil.trace import TraceWriter
+from rules.blackjack_table import PROGRESSIVE_SPOTS, is_crown_treasure, meter_won, settle
+from rules.cards import Card
+
+
+class BlackjackController(TableCroupier):
+    def __init__(self, env: simpy.Environment, devices: Devices, trace: TraceWriter, scenario: Scenario,
+                 rng: np.random.Generator) -> None:
+        assert devices.progressive is not None and devices.shoe is not None
+        super().__init__(env, devices.progressive, trace, scenario, rng)
+        self.dev = devices
+        self.table: CardTable = scenario.cards or CardTable()
+        self.spot = PROGRESSIVE_SPOTS.get(self.table.progressive or "", "progressive")
+        self.chips: list[tuple[float, int, str, int]] = []  # (time, seat, wager, stake)
+        self.stats = {"rounds": 0, "shuffles": 0, "progressive_wagers": 0, "meter_hits": 0, "void_rounds": 0}
+
+    def describe(self) -> dict:
+        t = self.table
+        return {"decks": t.decks, "declared_suit": t.declared_suit, "progressive": t.progressive,
+                "progressive_paytable": t.progressive_paytable, "progressive_stake_cents": t.progressive_stake_cents,
+                "progressive_spot": self.spot, "side": dict(t.side)}
+
+    # ------------------------------------------------------------------ run
+    def run(self, rounds: int) -> simpy.Process:
+        return self.env.process(self._run(rounds))
+
+    def _run(self, rounds: int):
+        between = self.sc.croupier.between_rounds_s
+        for n in range(1, rounds + 1):
+            yield from self._round(n)
+            self.trace.commit()
+            if between:
+                yield self.env.timeout(between)
+
+    def _round(self, n: int):
+        env, cr, shoe = self.env, self.sc.croupier, self.dev.shoe
+        self.trace.round = n
+        self.answers, self.probe_answers, self.chips = [], [], []
+        if shoe.needs_shuffle:
+            self._say("shuffle")
+            yield shoe.shuffle()
+            self.stats["shuffles"] += 1
+        self._say("round_start", {"round": n})
+        self.wagering.open_betting()
+        self._say("betting_open", {"window_s": cr.betting_window_s})
+        t_lock = env.now + cr.betting_window_s
+        self._schedule_players(cr.betting_window_s)
+        self._schedule_lockout_presses(t_lock, self.spot, [self.spot] if self.table.progressive else [])
+        yield env.timeout(cr.betting_window_s)
+        self._say("no_more_bets")  # § 633b.17(e)
+        self.wagering.lock_out()
+        if self.dev.lockout_counter is not None:
+            self.dev.lockout_counter.measure()
+        yield env.timeout(cr.spin_delay_s)  # late presses and chips arrive meanwhile
+        self._update_search()
+        self.stats["rounds"] += 1
+        wagers = self._accept(n, t_lock)
+        seats = sorted({w["seat"] for w in wagers})
+        if not seats:
+            self._say("round_end", {"round": n, "void": False, "wagers": 0})
+            return
+        if shoe.remaining < 2 * len(seats) + 2:  # never deal past the shoe: shuffle first
+            self._say("shuffle")
+            yield shoe.shuffle()
+            self.stats["shuffles"] += 1
+        hands = yield from self._deal(seats)
+        if hands is None:
+            self._void(n, wagers, "card_reader")
+            return
+        yield from self._settle(n, wagers, hands)
+
+    # ------------------------------------------------------------------ wagers
+    def _schedule_players(self, window_s: float) -> None:
+        pl, t, rnd, now = self.sc.players, self.table, self.prng, self.env.now
+        lo, hi = t.side_stake_cents[0] // 100, t.side_stake_cents[1] // 100
+        for seat in range(1, pl.count + 1):
+            if t.progressive and rnd.random() < pl.progressive_probability:
+                at = now + rnd.uniform(0, window_s)
+                self._press_at(at, seat, self.spot, t.progressive_stake_cents)
+                self._chip_at(at, seat, t.progressive, t.progressive_stake_cents)
+            for wager in t.side:
+                if rnd.random() < pl.side_probability:
+                    self._chip_at(now + rnd.uniform(0, window_s), seat, wager, 100 * rnd.randint(max(lo, 1), max(hi, 1)))
+
+    def _chip_at(self, at: float, seat: int, wager: str, stake: int) -> None:
+        ev = self.env.timeout(max(0.0, at - self.env.now))
+        ev.callbacks.append(lambda _e: self.chips.append((self.env.now, seat, wager, stake)))
+
+    def _accept(self, n: int, t_close: float) -> list[dict]:
+        """§ 633b.17(e): the dealer verifies the progressive chips against the wagers the system
+        accepted, collects them; chip side wagers placed before "no more bets" are accepted."""
+        t = self.table
+        probe = self.sc.lockout.probe.seat if self.sc.lockout.probe else None
+        accepted = {a.seat: a for a in self.answers if a.accepted and a.spot == self.spot and a.seat != probe}
+        wagers: list[dict] = []
+        progressive_chips = 0
+        for i, (at, seat, wager, stake) in enumerate(sorted(self.chips), 1):
+            if wager == t.progressive:
+                if seat not in accepted and not self.faults.progressive_chips_mismatch:
+                    self._say("wager_rejected", {"seat": seat, "wager": wager, "stake_cents": stake,
+                                                 "reason": "the system did not accept the wager"})
+                    continue
+                progressive_chips += 1
+            elif at >= t_close:
+                self._say("wager_rejected", {"seat": seat, "wager": wager, "stake_cents": stake,
+                                             "reason": "placed after no more bets"})
+                continue
+            w = {"wager_id": f"{n}-{i}", "seat": seat, "wager": wager, "stake_cents": stake, "placed_s": at}
+            if wager == t.progressive and seat in accepted:
+                w["press_id"] = accepted[seat].press_id
+            wagers.append(w)
+            self._say("wager", w)
+        if t.progressive:
+            self._say("progressive_verify", {"chips": progressive_chips, "accepted": len(accepted)})
+            for w in wagers:
+                if w["wager"] == t.progressive:
+                    self.stats["progressive_wagers"] += 1
+                    self._say("progressive_collect", {"wager_id": w["wager_id"], "seat": w["seat"],
+                                                      "stake_cents": w["stake_cents"]})
+        return wagers
+
+    # ------------------------------------------------------------------ deal
+    def _deal(self, seats: list[int]):
+        """Each seat's first card, the dealer's up card, each seat's second card, the hole card."""
+        order = [f"seat-{s}" for s in seats] + ["dealer-up"] + [f"seat-{s}" for s in seats] + ["dealer-hole"]
+        events = [self.dev.shoe.deal(pos) for pos in order]
+        yield self.env.all_of(events) | self.env.timeout(self.sc.croupier.bonus_timeout_s)
+        if not all(e.processed for e in events):
+            return None
+        hands: dict[str, list[Card]] = defaultdict(list)
+        try:
+            for e in events:
+                hands[e.value.position].append(Card.parse(e.value.card))
+        except ValueError:
+            return None
+        return hands
+
+    # ------------------------------------------------------------------ settlement
+    def _settle(self, n: int, wagers: list[dict], hands: dict[str, list[Card]]):
+        t = self.table
+        up, hole = hands["dealer-up"][0], hands["dealer-hole"][0]
+        suit = t.declared_suit
+
+        def paytable_of(wager: str) -> str:
+            return t.progressive_paytable if wager == t.progressive else t.side[wager]
+
+        # the meters won, and by whom (§ 633b.18(j), § 633b.21(e)(3): shared equally)
+        winners: dict[str, list[dict]] = defaultdict(list)
+        for w in wagers:
+            if w["wager"] == t.progressive:
+                mp = meter_won(w["wager"], paytable_of(w["wager"]), hands[f"seat-{w['seat']}"], up, hole, suit)
+                if mp is not None:
+                    winners[mp.meter].append(w)
+        meters: dict[str, int] = {}
+        if winners:
+            for ws in winners.values():
+                for w in ws:
+                    if not self.faults.skip_win_light:
+                        self.wagering.light_win(w["seat"], True)  # § 633b.17(f)(2)
+            ev = self.wagering.meters()
+            yield ev | self.env.timeout(self.sc.croupier.bonus_timeout_s)
+            if not ev.processed:
+                self._void(n, wagers, "no_meter_reading")
+                return
+            reading: MeterReading = ev.value
+            meters = dict(reading.meters)
+            self._say("meters_read", {"meters": meters})
+        crowns = sum(1 for w in wagers if w["wager"] == "royal-match"
+                     and is_crown_treasure(hands[f"seat-{w['seat']}"], up, hole))
+        collected = paid = 0
+        for w in wagers:
+            cards = hands[f"seat-{w['seat']}"]
+            k = next((len(ws) for ws in winners.values() if w in ws), 1)
+            own_crown = w["wager"] == "royal-match" and is_crown_treasure(cards, up, hole)
+            s = settle(w["wager"], paytable_of(w["wager"]), cards, up, hole, stake_cents=w["stake_cents"],
+                       declared_suit=suit, meters_cents=meters, meter_winners=k,
+                       other_crown_treasures=crowns - own_crown if w["wager"] == "royal-match" else 0)
+            payload = {"wager_id": w["wager_id"], "seat": w["seat"], "wager": w["wager"],
+                       "cards": [str(c) for c in cards], "hand": s.hand, "payout": str(s.payout),
+                       "stake_cents": w["stake_cents"], "returned_cents": s.returned_cents,
+                       "envy_bonus_cents": s.envy_bonus_cents, "meter": s.meter, "meter_winners": k if s.meter else None,
+                       "paid_from_table_inventory": s.paid_from_table_inventory,
+                       "floorperson_verification": s.floorperson_verification}
+            if s.total_returned_cents == 0:
+                collected += w["stake_cents"]
+                self._say("collect", payload)
+            else:
+                payload["returned_cents"] += self.faults.payout_error_cents
+                paid += payload["returned_cents"] + s.envy_bonus_cents
+                self._say("pay", payload)
+        for meter, ws in winners.items():
+            percent = meter_won(ws[0]["wager"], paytable_of(ws[0]["wager"]), hands[f"seat-{ws[0]['seat']}"],
+                                up, hole, suit).percent
+            ev = self.wagering.pay_meter(meter, percent, len(ws))
+            yield ev | self.env.timeout(self.sc.croupier.bonus_timeout_s)
+            if ev.processed:
+                payout: MeterPayout = ev.value
+                self.stats["meter_hits"] += 1
+                self._say("meter_paid", {"meter": meter, "winners": len(ws), "paid_cents": payout.paid_cents,
+                                         "value_cents": payout.value_cents})
+        for ws in winners.values():
+            for w in ws:
+                self.wagering.light_win(w["seat"], False)
+        self._say("round_end", {"round": n, "void": False, "wagers": len(wagers), "collected_cents": collected,
+                                "paid_cents": paid, "dealer": [str(up), str(hole)]})
+
+    def _void(self, n: int, wagers: list[dict], reason: str) -> None:
+        """The round cannot be settled (a card the reader could not read, a silent device): every
+        wager is refunded."""
+        self.stats["void_rounds"] += 1
+        for w in wagers:
+            self._say("refund", {k: w[k] for k in ("wager_id", "seat", "wager", "stake_cents")})
+        self._say("round_end", {"round": n, "void": True, "reason": reason, "wagers": len(wagers)})

@@ -1,0 +1,350 @@
+"""Checks of a Blackjack table's side wagers and its progressive table game system (§§ 633b.17–
+633b.21, § 605a.7 as they use it). Each reads only the trace: the progressive system's reports
+(``press``, ``lockout_command``, ``meter_increment``, ``meter_reading``, ``meter_hit``,
+``win_light``, ``link_lost``/``link_restored``, ``power_loss``), the card reader's ``card_read``,
+and the croupier's records (``wager``, ``progressive_collect``, ``pay``/``collect``/``refund``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from fractions import Fraction
+from typing import Any
+
+from hil.checks.base import Check, Measurement, RoundView
+from hil.checks.crazy_time import Lockout
+from hil.trace import Event
+from rules.blackjack_table import is_crown_treasure, meter_won, settle
+from rules.cards import Card
+
+CROUPIER = "croupier"
+
+
+def _croupier(rv: RoundView, kind: str) -> list[Event]:
+    return [e for e in rv.events if e.device == CROUPIER and e.kind == kind]
+
+
+def _device(rv: RoundView, kind: str) -> list[Event]:
+    return [e for e in rv.events if e.device != CROUPIER and e.kind == kind]
+
+
+class CardCheck(Check):
+    """A check that knows the table (round 0's ``table``) and the progressive system's meters."""
+
+    def setup(self, bench) -> None:
+        super().setup(bench)
+        self.table: dict[str, Any] = bench.croupier.get("table") or {}
+        info = next((i for i in bench.info.values() if "meters" in i and "seats" in i), {})
+        self.meter_info: dict[str, dict] = {m["name"]: m for m in info.get("meters", [])}
+        self.probe_seat: int | None = None
+
+    def _players_presses(self, rv: RoundView) -> list[Event]:
+        """The accepted progressive wagers of the players (not the rig's probe seat)."""
+        for e in _croupier(rv, "lockout_probe"):
+            self.probe_seat = e.payload["seat"]
+        return [p for p in rv.presses if p.payload["accepted"] and p.payload["seat"] != self.probe_seat
+                and p.payload["spot"] == self.table.get("progressive_spot")]
+
+
+class ProgressiveLockout(Lockout):
+    """§ 633b.17(c)(2), § 633b.18(d), § 633b.21(a): the progressive table game system includes "a
+    mechanism, such as a lock-out button, that prevents the recognition of any progressive wager
+    that a player attempts to place after the dealer has announced 'no more bets'" (for Blazing 7's
+    multi-progressive, once dealing begins) — no wager recognised once the lock-out took effect,
+    within the scenario's latency budget; bracketed by the rig's probe presses."""
+
+    id = "BJ-633b.17c2-lockout"
+    section = "§ 633b.17(c)(2), § 633b.18(d), § 633b.21(a)"
+    title = "No progressive wager recognised after the lock-out; latency within budget"
+
+
+class ChipsEqualAccepted(CardCheck):
+    """§ 633b.17(e): "the dealer shall collect the wagers and ... verify that the number of value
+    chips wagered equals the number of progressive wagers accepted by the progressive table game
+    system". The progressive wagers the croupier collected must be exactly the players' wagers
+    the system accepted (its ``press`` reports), seat for seat."""
+
+    id = "BJ-633b.17e-chips-accepted"
+    section = "§ 633b.17(e)"
+    title = "Progressive chips collected equal the wagers the system accepted"
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.accepted = self.collected = 0
+
+    def observe(self, rv: RoundView) -> None:
+        self.rounds += 1
+        presses = self._players_presses(rv)
+        seats_accepted = sorted(p.payload["seat"] for p in presses)
+        collected = _croupier(rv, "progressive_collect")
+        seats_collected = sorted(c.payload["seat"] for c in collected)
+        self.accepted += len(presses)
+        self.collected += len(collected)
+        if seats_accepted != seats_collected:
+            self.finding(rv.n, collected[0] if collected else rv.end,
+                         f"chips collected from seats {seats_collected}; the system accepted wagers from "
+                         f"seats {seats_accepted}")
+
+    def verdict(self):
+        m = [Measurement("wagers_accepted", self.accepted, "wagers"), Measurement("chips_collected", self.collected, "wagers")]
+        if self.failed:
+            return "fail", f"{self._findings_total} round(s) where chips and accepted wagers differ", m
+        if not self.accepted:
+            return "indeterminate", "no progressive wager in the trace", m
+        return "pass", f"{self.collected} progressive wagers: chips equal accepted wagers in every round", m
+
+
+class WinLight(CardCheck):
+    """§ 633b.17(f)(2), § 633b.18(h)(2): before paying a progressive payout the dealer shall
+    "verify that the appropriate light on the progressive table game system has been illuminated".
+    Every meter payout must follow the system's report that the winning seat's light is on."""
+
+    id = "BJ-633b.17f2-win-light"
+    section = "§ 633b.17(f)(2), § 633b.18(h)(2)"
+    title = "The winning seat's light lit before a meter payout"
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.meter_payouts = 0
+
+    def observe(self, rv: RoundView) -> None:
+        self.rounds += 1
+        lit: set[int] = set()
+        for e in rv.events:
+            if e.kind == "win_light" and e.device != CROUPIER:
+                (lit.add if e.payload["on"] else lit.discard)(e.payload["seat"])
+            elif e.device == CROUPIER and e.kind == "pay" and e.payload.get("meter"):
+                self.meter_payouts += 1
+                if e.payload["seat"] not in lit:
+                    self.finding(rv.n, e, f"seat {e.payload['seat']} paid from the {e.payload['meter']} meter "
+                                 "without its win light on")
+
+    def verdict(self):
+        m = [Measurement("meter_payouts", self.meter_payouts, "payouts")]
+        if self.failed:
+            return "fail", f"{self._findings_total} meter payout(s) without the win light", m
+        if not self.meter_payouts:
+            return "indeterminate", "no meter payout in the trace", m
+        return "pass", f"all {self.meter_payouts} meter payouts after the seat's win light", m
+
+
+class MeterAccounting(CardCheck):
+    """§ 633b.17(h), § 633b.18(i), § 633b.21(g), § 605a.7: each meter starts at its seed, takes its
+    incrementation rate of every accepted progressive wager (exactly: the fractions of a cent are
+    carried), changes otherwise only when it is paid — the winners' share of it — and is then
+    reseeded. Re-computed from the system's own reports: a lost increment, a meter reset by a
+    power loss or a wrong reseed shows as a meter that is not what its wagers and hits make it."""
+
+    id = "BJ-meter-accounting"
+    section = "§ 633b.17(h), § 633b.18(i), § 633b.21(g)"
+    title = "Meters: seed, exact increments per accepted wager, payout and reseed"
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.increments = self.hits = 0
+        self.meter: dict[str, Fraction] = {}
+
+    def setup(self, bench) -> None:
+        super().setup(bench)
+        self.meter = {name: Fraction(m["seed_cents"]) for name, m in self.meter_info.items()}
+
+    def _expect_shown(self, rv: RoundView, ev: Event, name: str, shown: int, what: str) -> None:
+        want = math.floor(self.meter[name])
+        if shown != want:
+            self.finding(rv.n, ev, f"{name} meter shows {shown} {what}; its seed, wagers and payouts make it {want}")
+            self.meter[name] = Fraction(shown)  # resynchronise: one finding per discrepancy
+
+    def observe(self, rv: RoundView) -> None:
+        self.rounds += 1
+        if not self.meter:
+            return
+        incs: dict[int, dict[str, Event]] = defaultdict(dict)
+        for e in _device(rv, "meter_increment"):
+            incs[e.payload["press_id"]][e.payload["meter"]] = e
+        for e in rv.events:
+            if e.device == CROUPIER:
+                continue
+            if e.kind == "press" and e.payload["accepted"]:
+                self.increments += 1
+                for name, m in self.meter_info.items():
+                    self.meter[name] += Fraction(m["increment_rate"]) * int(e.payload["stake_cents"])
+                    inc = incs.get(e.payload["press_id"], {}).get(name)
+                    if inc is None:
+                        self.finding(rv.n, e, f"accepted wager (press {e.payload['press_id']}) did not increment "
+                                     f"the {name} meter")
+                        self.meter[name] -= Fraction(m["increment_rate"]) * int(e.payload["stake_cents"])
+                    else:
+                        self._expect_shown(rv, inc, name, int(inc.payload["value_cents"]), "after the increment")
+            elif e.kind == "meter_reading":
+                for name, shown in e.payload["meters"].items():
+                    if name in self.meter and e.payload.get("link_up", True):
+                        self._expect_shown(rv, e, name, int(shown), "when read")
+            elif e.kind == "meter_hit":
+                p = e.payload
+                name = p["meter"]
+                self.hits += 1
+                self._expect_shown(rv, e, name, int(p["jackpot_cents"]), "when paid")
+                jackpot = math.floor(self.meter[name])
+                share = math.floor(Fraction(int(p["percent"]), 100) * jackpot / int(p["winners"]))
+                if int(p["paid_cents"]) != share:
+                    self.finding(rv.n, e, f"{name} meter {jackpot}: {p['percent']} % shared by {p['winners']} is "
+                                 f"{share} each; paid {p['paid_cents']}")
+                if int(p["percent"]) == 100:
+                    rest = jackpot - share * int(p["winners"])
+                    reseed = int(self.meter_info[name]["reseed_cents"])
+                    self.meter[name] = Fraction(reseed + rest) + (self.meter[name] - jackpot)
+                else:
+                    self.meter[name] -= share * int(p["winners"])
+                self._expect_shown(rv, e, name, int(p["value_cents"]), "after the payout")
+
+    def verdict(self):
+        m = [Measurement("increments", self.increments, "wagers"), Measurement("meter_hits", self.hits, "hits")]
+        m += [Measurement(f"meter_{k}_cents", float(v), "cents") for k, v in self.meter.items()]
+        if self.failed:
+            return "fail", f"{self._findings_total} meter discrepancy(ies)", m
+        if not self.increments:
+            return "indeterminate", "no accepted progressive wager in the trace", m
+        return "pass", f"{self.increments} increments and {self.hits} payout(s) exact", m
+
+
+class LinkLoss(CardCheck):
+    """§ 605a.8 (linked progressive table games, as §§ 633b.17(c), 633b.18(d) invoke it): a table
+    that has lost its link to the progressive controller must not accept progressive wagers it
+    cannot meter, and once the link is restored its meters must be the controller's exactly."""
+
+    id = "BJ-605a8-link"
+    section = "§ 633b.17(c), § 605a.8"
+    title = "No progressive wager while the link is lost; meters restored exactly"
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.losses = self.refused = 0
+        self.down = False
+        self.before: dict[str, int] = {}
+        self.shown: dict[str, int] = {}
+
+    def observe(self, rv: RoundView) -> None:
+        self.rounds += 1
+        for e in rv.events:
+            if e.device == CROUPIER:
+                continue
+            if e.kind == "meter_increment" and not self.down:
+                self.shown[e.payload["meter"]] = int(e.payload["value_cents"])
+            elif e.kind == "link_lost":
+                self.losses += 1
+                self.down, self.before = True, dict(self.shown)
+            elif e.kind == "link_restored":
+                self.down = False
+                got = {k: int(v) for k, v in e.payload["meters"].items()}
+                if any(got.get(k) != v for k, v in self.before.items()):
+                    self.finding(rv.n, e, f"meters after the link came back {got}; before it was lost {self.before}")
+                self.shown.update(got)
+            elif e.kind == "press" and self.down:
+                if e.payload["accepted"]:
+                    self.finding(rv.n, e, f"progressive wager (press {e.payload['press_id']}, seat "
+                                 f"{e.payload['seat']}) accepted while the link to the controller was lost")
+                elif e.payload.get("reason") == "link_lost":
+                    self.refused += 1
+
+    def verdict(self):
+        m = [Measurement("link_losses", self.losses, "losses"), Measurement("wagers_refused_link_lost", self.refused, "wagers")]
+        if self.failed:
+            return "fail", f"{self._findings_total} violation(s) around a lost link", m
+        if not self.losses:
+            return "indeterminate", "the link to the controller was never lost", m
+        return "pass", f"{self.losses} link loss(es): {self.refused} wagers refused, meters restored exactly", m
+
+
+class SideSettlement(CardCheck):
+    """§§ 633b.17(g), 633b.18(i)–(k), 633b.19(d), 633b.20(e), 633b.21(d)–(e): every side wager is
+    settled by its paytable on the cards the reader read — the player's first two cards and the
+    dealer's up (and, where the text needs it, hole) card; meter payouts shared equally by the
+    round's winners of that meter (as the system showed it when paid); Royal Match Envy Bonuses
+    of 500 to 1 for every other player's Crown Treasure."""
+
+    id = "BJ-side-settlement"
+    section = "§§ 633b.17–633b.21"
+    title = "Side wagers settled by their paytables from the cards read"
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.settled = self.winners = 0
+
+    def observe(self, rv: RoundView) -> None:
+        self.rounds += 1
+        wagers = {e.payload["wager_id"]: e.payload for e in _croupier(rv, "wager")}
+        done: dict[str, Event] = {}
+        for e in rv.collects + rv.pays + rv.refunds:
+            wid = e.payload["wager_id"]
+            if wid in done:
+                self.finding(rv.n, e, f"wager {wid} settled twice")
+            done[wid] = e
+        if not wagers or not rv.settled:
+            return
+        hands: dict[str, list[Card]] = defaultdict(list)
+        for e in _device(rv, "card_read"):
+            hands[e.payload["position"]].append(Card.parse(e.payload["card"]))
+        if not hands.get("dealer-up") or not hands.get("dealer-hole"):
+            self.finding(rv.n, rv.end, "side wagers settled without the dealer's cards read")
+            return
+        up, hole = hands["dealer-up"][0], hands["dealer-hole"][0]
+        t = self.table
+        suit = t.get("declared_suit", "s")
+
+        def paytable_of(wager: str) -> str:
+            return t["progressive_paytable"] if wager == t.get("progressive") else t["side"][wager]
+
+        meters = {}
+        for e in _device(rv, "meter_hit"):
+            meters[e.payload["meter"]] = int(e.payload["jackpot_cents"])
+        winners: dict[str, int] = defaultdict(int)
+        crowns = 0
+        for w in wagers.values():
+            cards = hands.get(f"seat-{w['seat']}", [])
+            if len(cards) != 2:
+                continue
+            if w["wager"] == t.get("progressive") and (mp := meter_won(w["wager"], paytable_of(w["wager"]),
+                                                                       cards, up, hole, suit)) is not None:
+                winners[mp.meter] += 1
+            crowns += w["wager"] == "royal-match" and is_crown_treasure(cards, up, hole)
+        for wid, w in wagers.items():
+            e = done.get(wid)
+            if e is None:
+                self.finding(rv.n, rv.end, f"{wid} ({w['wager']}, seat {w['seat']}) never settled")
+                continue
+            cards = hands.get(f"seat-{w['seat']}", [])
+            if len(cards) != 2:
+                self.finding(rv.n, e, f"{wid}: seat {w['seat']} was dealt {len(cards)} cards (2 read expected)")
+                continue
+            mp = meter_won(w["wager"], paytable_of(w["wager"]), cards, up, hole, suit)
+            k = winners[mp.meter] if mp is not None else 1
+            own = w["wager"] == "royal-match" and is_crown_treasure(cards, up, hole)
+            try:
+                s = settle(w["wager"], paytable_of(w["wager"]), cards, up, hole, stake_cents=int(w["stake_cents"]),
+                           declared_suit=suit, meters_cents=meters, meter_winners=k,
+                           other_crown_treasures=crowns - own if w["wager"] == "royal-match" else 0)
+            except ValueError as exc:
+                self.finding(rv.n, e, f"{wid}: cannot be settled from the trace: {exc}")
+                continue
+            self.settled += 1
+            want = s.total_returned_cents
+            got = int(e.payload.get("returned_cents", 0)) + int(e.payload.get("envy_bonus_cents", 0)) \
+                if e.kind == "pay" else 0
+            if e.kind == "refund" or got != want:
+                self.finding(rv.n, e, f"{wid}: {w['wager']} {[str(c) for c in cards]} against {up} {hole}: "
+                             f"{s.hand} returns {want}; {e.kind} {got}")
+            self.winners += want > 0
+
+    def verdict(self):
+        m = [Measurement("side_wagers_settled", self.settled, "wagers"), Measurement("winners", self.winners, "wagers")]
+        if self.failed:
+            return "fail", f"{self._findings_total} side wager(s) settled wrong", m
+        if not self.settled:
+            return "indeterminate", "no side wager settled in the trace", m
+        return "pass", f"{self.settled} side wagers settled by their paytables ({self.winners} winners)", m
+
+
+BLACKJACK_CHECKS: tuple[type[Check], ...] = (
+    ProgressiveLockout, ChipsEqualAccepted, WinLight, MeterAccounting, LinkLoss, SideSettlement,
+)
