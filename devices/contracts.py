@@ -452,9 +452,10 @@ class ProgressiveSystem(WageringDevice, Protocol):
     re-read from the controller), ``power_loss`` (``device_time_s``).
     """
 
-    def light_win(self, seat: int, on: bool) -> None:
+    def light_win(self, seat: int, on: bool) -> simpy.Event:
         """Light (or put out) ``seat``'s win light now — the light the dealer verifies before a
-        progressive payout (§ 633b.17(f)(2), § 633b.18(h)(2))."""
+        progressive payout (§ 633b.17(f)(2), § 633b.18(h)(2)); succeeds with ``on`` once the
+        system shows it (its ``win_light`` report, if the light changed, comes first)."""
         ...
 
     def meters(self) -> simpy.Event:

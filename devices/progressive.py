@@ -361,14 +361,16 @@ class ProgressiveTableSim(WageringSim):
                 "value_cents": inc.value_cents, "device_time_s": a.device_time_s})
 
     # ----------------------------------------------------------- lights, meters
-    def light_win(self, seat: int, on: bool) -> None:
-        """Light or put out ``seat``'s win light now (a light already so: nothing changes)."""
+    def light_win(self, seat: int, on: bool) -> simpy.Event:
+        """Light or put out ``seat``'s win light now (a light already so: nothing changes); the
+        event succeeds (with ``on``) once the light shows it."""
         if isinstance(seat, bool) or not isinstance(seat, int) or not 1 <= seat <= self.params.seats:
             raise ValueError(f"{self.name}: no seat {seat!r} (seats 1..{self.params.seats})")
-        if self.lights[seat - 1] == bool(on):
-            return
-        self.lights[seat - 1] = bool(on)
-        self.telemetry(self.name, "win_light", {"seat": seat, "on": bool(on), "device_time_s": self.env.now})
+        done = self.env.event()
+        if self.lights[seat - 1] != bool(on):
+            self.lights[seat - 1] = bool(on)
+            self.telemetry(self.name, "win_light", {"seat": seat, "on": bool(on), "device_time_s": self.env.now})
+        return done.succeed(bool(on))
 
     def meters(self) -> simpy.Event:
         """The meters shown now; ``MeterReading`` after ``answer_delay_s``."""

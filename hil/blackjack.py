@@ -186,10 +186,10 @@ class BlackjackController(TableCroupier):
                     winners[mp.meter].append(w)
         meters: dict[str, int] = {}
         if winners:
-            for ws in winners.values():
-                for w in ws:
-                    if not self.faults.skip_win_light:
-                        self.wagering.light_win(w["seat"], True)  # § 633b.17(f)(2)
+            lights = [self.wagering.light_win(w["seat"], True) for ws in winners.values() for w in ws
+                      if not self.faults.skip_win_light]  # § 633b.17(f)(2): verified before paying
+            if lights:
+                yield self.env.all_of(lights) | self.env.timeout(self.sc.croupier.bonus_timeout_s)
             ev = self.wagering.meters()
             yield ev | self.env.timeout(self.sc.croupier.bonus_timeout_s)
             if not ev.processed:

@@ -135,7 +135,7 @@ WHEELS = {"single": "single-zero", "double": "double-zero"}
 
 def _rtp_table(title: str, entries: list[dict]) -> None:
     table = Table(title=title)
-    cols = (["wager"] + [c for c in ("wheel", "decks") if any(c in e for e in entries)] + ["rtp", "rtp_exact", "method"]
+    cols = (["wager"] + [c for c in ("paytable", "wheel", "decks") if any(c in e for e in entries)] + ["rtp", "rtp_exact", "method"]
             + (["rtp_long_run"] if any("rtp_long_run" in e for e in entries) else []))
     for col in cols:
         table.add_column(col)

@@ -93,10 +93,11 @@ class ModbusProgressiveSystem(ModbusWageringDevice):
         return decl, status, rest["win_light_ns"], rest["pay_seq"]
 
     # ----------------------------------------------------------- Protocol (wagering: ModbusWageringDevice)
-    def light_win(self, seat: int, on: bool) -> None:
+    def light_win(self, seat: int, on: bool) -> simpy.Event:
         coil, when = self.map.point("win_light"), self.map.point("win_light_ns")
         if isinstance(seat, bool) or not isinstance(seat, int) or not 1 <= seat <= min(self.seats, coil.count):
             raise ValueError(f"{self.name}: no seat {seat!r} (seats 1..{self.seats})")
+        done = self.env.event()
 
         async def go() -> None:
             await self.cmd.write(coil.table, coil.address + seat - 1, [bool(on)])
@@ -106,8 +107,11 @@ class ModbusProgressiveSystem(ModbusWageringDevice):
                 self._light_ns[seat - 1] = ns
                 event = {"seat": seat, "on": bool(on), "device_time_s": self._sim(ns)}
                 self.env.call_soon_threadsafe(lambda: self.telemetry(self.name, "win_light", event))
+            # after its report: the light is confirmed (a failed write never confirms it)
+            self.env.call_soon_threadsafe(lambda: done.succeed(bool(on)))
 
         self.submit(go())
+        return done
 
     def meters(self) -> simpy.Event:
         ev = self.env.event()

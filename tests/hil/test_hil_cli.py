@@ -248,3 +248,13 @@ def test_rtp_card_wager_bad_options_exit_2():
                  ["royal-match", "--wheel", "single"], ["crazy-time", "--decks", "6"]):
         res = runner.invoke(app, ["rtp", *args, "--json"])
         assert res.exit_code == 2, (args, res.output)
+
+
+@pytest.mark.parametrize("wager, tables", [("uth-trips", 1), ("uth-bad-beat", 1), ("play-the-board", 3),
+                                           ("ultimate-pairs", 6), ("criss-cross-ultimate-pairs", 5)])
+def test_rtp_of_the_poker_side_wagers_every_paytable(wager, tables):
+    res = runner.invoke(app, ["rtp", wager, "--json"])
+    assert res.exit_code == 0, res.output
+    entries = json.loads(res.stdout)["wagers"]
+    assert len({e["paytable"] for e in entries}) == tables and all(e["method"] == "exact" for e in entries)
+    assert runner.invoke(app, ["rtp", wager, "--decks", "6", "--json"]).exit_code == 2
