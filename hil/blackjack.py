@@ -17,7 +17,7 @@ One round::
       Bonuses (§ 633b.18(k)); chip wagers collected or paid → round_end (lights off).
 
 ``CroupierFaults`` make it wrong on purpose (``progressive_chips_mismatch``, ``skip_win_light``,
-``payout_error_cents``).
+``no_meter_split``, ``payout_error_cents``).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from hil.bench import Devices
 from hil.controller import TableCroupier
 from hil.scenario import CardTable, Scenario
 from hil.trace import TraceWriter
-from rules.blackjack_table import PROGRESSIVE_SPOTS, is_crown_treasure, meter_won, settle
+from rules.blackjack_table import PROGRESSIVE_SPOTS, is_crown_treasure, meter_specs, meter_won, settle
 from rules.cards import Card
 
 
@@ -48,10 +48,13 @@ class BlackjackController(TableCroupier):
         self.stats = {"rounds": 0, "shuffles": 0, "progressive_wagers": 0, "meter_hits": 0, "void_rounds": 0}
 
     def describe(self) -> dict:
+        """Round 0's ``table`` record, with the meters the paytable prescribes (§ 633b.17(h) ...)."""
         t = self.table
+        meters = meter_specs(t.progressive, t.progressive_paytable, t.decks, t.progressive_stake_cents) \
+            if t.progressive else []
         return {"decks": t.decks, "declared_suit": t.declared_suit, "progressive": t.progressive,
                 "progressive_paytable": t.progressive_paytable, "progressive_stake_cents": t.progressive_stake_cents,
-                "progressive_spot": self.spot, "side": dict(t.side)}
+                "progressive_spot": self.spot, "side": dict(t.side), "meters": meters}
 
     # ------------------------------------------------------------------ run
     def run(self, rounds: int) -> simpy.Process:
@@ -204,6 +207,8 @@ class BlackjackController(TableCroupier):
         for w in wagers:
             cards = hands[f"seat-{w['seat']}"]
             k = next((len(ws) for ws in winners.values() if w in ws), 1)
+            if self.faults.no_meter_split:
+                k = 1
             own_crown = w["wager"] == "royal-match" and is_crown_treasure(cards, up, hole)
             s = settle(w["wager"], paytable_of(w["wager"]), cards, up, hole, stake_cents=w["stake_cents"],
                        declared_suit=suit, meters_cents=meters, meter_winners=k,

@@ -125,6 +125,7 @@ class CroupierFaults(pydantic.BaseModel):
     # ---- Blackjack side wagers (§§ 633b.17–633b.21)
     progressive_chips_mismatch: bool = False  # collects chips for every press, accepted or not (§ 633b.17(e))
     skip_win_light: bool = False  # pays a meter without lighting the seat's win light (§ 633b.17(f)(2))
+    no_meter_split: bool = False  # pays each of several meter winners the whole meter (§ 633b.18(j))
 
 
 class CheckSettings(pydantic.BaseModel):

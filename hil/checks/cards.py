@@ -130,7 +130,8 @@ class WinLight(CardCheck):
 
 
 class MeterAccounting(CardCheck):
-    """§ 633b.17(h), § 633b.18(i), § 633b.21(g), § 605a.7: each meter starts at its seed, takes its
+    """§ 633b.17(h), § 633b.18(i), § 633b.21(g), § 605a.7: the system's meters are the paytable's
+    (seed/reseed, incrementation and reserve rates); each meter starts at its seed, takes its
     incrementation rate of every accepted progressive wager (exactly: the fractions of a cent are
     carried), changes otherwise only when it is paid — the winners' share of it — and is then
     reseeded. Re-computed from the system's own reports: a lost increment, a meter reset by a
@@ -148,6 +149,19 @@ class MeterAccounting(CardCheck):
     def setup(self, bench) -> None:
         super().setup(bench)
         self.meter = {name: Fraction(m["seed_cents"]) for name, m in self.meter_info.items()}
+        # the meters as the paytable prescribes them (the table's record) against the system's own
+        for want in self.table.get("meters", []):
+            got = self.meter_info.get(want["name"])
+            if got is None:
+                self.finding(0, None, f"the system has no {want['name']} meter (the paytable's meters: "
+                             f"{[m['name'] for m in self.table['meters']]})")
+                continue
+            for key, value in (("seed_cents", want["seed_cents"]), ("reseed_cents", want["seed_cents"]),
+                               ("increment_rate", Fraction(want["increment_rate"])),
+                               ("reserve_rate", Fraction(want["reserve_rate"]))):
+                have = Fraction(got[key]) if "rate" in key else int(got[key])
+                if have != value:
+                    self.finding(0, None, f"{want['name']} meter: {key} {got[key]}; the paytable's is {value}")
 
     def _expect_shown(self, rv: RoundView, ev: Event, name: str, shown: int, what: str) -> None:
         want = math.floor(self.meter[name])
