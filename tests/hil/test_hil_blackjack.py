@@ -1,0 +1,104 @@
+"""The Blackjack side-wager croupier: stacked shoes (a lab's test mode) deal known hands, so the
+meter split and reseed, the Envy Bonus and the win lights are checked to the cent; a silent shoe
+voids the round and refunds every wager."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hil.bench import load_bench
+from hil.runner import load_rules, run_scenario
+from hil.scenario import parse_scenario
+from hil.trace import TraceReader
+
+BASE = """schema: 1
+name: t
+game: blackjack
+seed: 5
+rounds: %(rounds)d
+cards: %(cards)s
+players: {count: %(players)d, progressive_probability: 1.0, side_probability: 0.0, late_press_probability: 0.0}
+bench:
+  shoe: {stacked: "%(stacked)s", penetration: 0.01}
+"""
+
+
+def run(tmp: Path, cards: str, stacked: str, players: int, rounds: int = 3):
+    sc = parse_scenario(BASE % {"cards": cards, "stacked": stacked, "players": players, "rounds": rounds}, "t.yaml")
+    result = run_scenario(sc, load_bench(), load_rules(), tmp)
+    assert result["error"] is None, result["error"]
+    with TraceReader(tmp / result["trace"]) as r:
+        events = [e for e in r.events() if e.round >= 1]
+    return result, events
+
+
+def of(events, kind, device=None):
+    return [e.payload for e in events if e.kind == kind and (device is None or e.device == device)]
+
+
+def test_two_players_share_the_21_3_meter_it_is_reseeded_and_the_lights_are_lit_first(tmp_path):
+    result, events = run(tmp_path, "{decks: 6, progressive: twenty-one-plus-three, progressive_paytable: '1', "
+                                   "declared_suit: s, side: {}}", "Ks Ks Ks Ks Ks 2h", 2, rounds=1)
+    hit = of(events, "meter_hit", "progressive")[0]
+    # seed $2,000 (§ 633b.17(h), Paytable 1) + 17 % of the two $1 wagers and the rig's probe presses
+    incs = of(events, "meter_increment", "progressive")
+    jackpot = incs[-1]["value_cents"]
+    assert hit["jackpot_cents"] == jackpot and hit["winners"] == 2
+    assert hit["paid_cents"] == jackpot // 2 and hit["value_cents"] == 200_000 + jackpot % 2
+    pays = of(events, "pay", "croupier")
+    assert sorted(p["seat"] for p in pays) == [1, 2]
+    assert all(p["returned_cents"] == jackpot // 2 and p["meter_winners"] == 2 for p in pays)
+    assert all(not p["paid_from_table_inventory"] for p in pays)  # § 633b.17(f)(4)
+    kinds = [(e.kind, e.payload.get("seat"), e.payload.get("on")) for e in events
+             if e.kind in ("win_light", "pay")]
+    assert set(kinds[:2]) == {("win_light", 1, True), ("win_light", 2, True)}  # both lit before any pay
+    assert [k[0] for k in kinds[2:4]] == ["pay", "pay"]
+    verdicts = {c["id"]: c["verdict"] for c in result["checks"]}
+    assert verdicts["BJ-633b.17f2-win-light"] == verdicts["BJ-meter-accounting"] == "pass"
+    assert verdicts["BJ-side-settlement"] == "pass"
+
+
+def test_crown_treasures_share_the_meter_and_every_other_royal_match_wager_gets_envy(tmp_path):
+    result, events = run(tmp_path, "{decks: 6, progressive: royal-match, progressive_paytable: A, side: {}}",
+                         "Kh Kd 2c Ks Qh Qd 3c Qs", 3, rounds=1)
+    pays = {p["seat"]: p for p in of(events, "pay", "croupier")}
+    assert pays[1]["hand"] == pays[2]["hand"] == "Crown Treasure"
+    assert pays[1]["envy_bonus_cents"] == pays[2]["envy_bonus_cents"] == 500 * 100  # one other Crown Treasure
+    assert pays[3]["envy_bonus_cents"] == 2 * 500 * 100 and pays[3]["returned_cents"] == 11 * 100  # 10 to 1
+    assert {c["id"]: c["verdict"] for c in result["checks"]}["BJ-side-settlement"] == "pass"
+
+
+def test_a_silent_card_reader_voids_the_round_and_refunds(tmp_path, monkeypatch):
+    from devices.card_shoe import CardShoeSim
+
+    real = CardShoeSim.deal
+
+    def deal(self, position):
+        ev = real(self, position)
+        return self.env.event() if position == "dealer-hole" else ev  # the hole card is never read
+
+    monkeypatch.setattr(CardShoeSim, "deal", deal)
+    sc = parse_scenario("schema: 1\nname: t\ngame: blackjack\nseed: 5\nrounds: 2\n"
+                        "croupier: {bonus_timeout_s: 5.0}\n", "t.yaml")
+    result = run_scenario(sc, load_bench(), load_rules(), tmp_path)
+    assert result["error"] is None and result["stats"]["void_rounds"] == 2
+    with TraceReader(tmp_path / result["trace"]) as r:
+        events = list(r.events())
+    wagers = {e.payload["wager_id"] for e in events if e.kind == "wager"}
+    assert wagers and wagers == {e.payload["wager_id"] for e in events if e.kind == "refund"}
+    assert all(e.payload["void"] for e in events if e.kind == "round_end")
+
+
+@pytest.mark.parametrize("text, where", [
+    ("cards: {decks: 3, progressive: twenty-one-plus-three, progressive_paytable: '4'}", "4 to 8 decks"),
+    ("cards: {progressive_paytable: '12'}", "cards"),
+    ("table: {wheel: single-zero}", "table"),
+    ("faults: {ball_wheel: {tilt: 0.2}}", "not device roles of blackjack"),
+])
+def test_bad_blackjack_scenarios_are_refused(text, where):
+    from hil.config import ConfigError
+
+    with pytest.raises(ConfigError, match=where):
+        parse_scenario(f"schema: 1\nname: t\ngame: blackjack\nseed: 1\nrounds: 1\n{text}\n", "t.yaml")
