@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from hil.cli import app
 
 SUITE = Path(__file__).resolve().parents[2] / "scenarios" / "blackjack"
-ROUNDS = "3"
+ROUNDS = "2"
 SCALE = 20
 runner = CliRunner()
 
