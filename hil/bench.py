@@ -57,7 +57,11 @@ ROULETTE_ROLES = ("ball_wheel", "illuminator", "roulette_wagering")
 CARD_ROLES = ("shoe", "progressive")
 ROLES = BASE_ROLES + BONUS_ROLES + ROULETTE_ROLES + CARD_ROLES
 #: The roles a game's scenarios use (only those are built for a scenario).
-GAME_ROLES = {"crazy-time": BASE_ROLES + BONUS_ROLES, "roulette": ROULETTE_ROLES, "blackjack": CARD_ROLES}
+GAME_ROLES = {"crazy-time": BASE_ROLES + BONUS_ROLES, "roulette": ROULETTE_ROLES, "blackjack": CARD_ROLES,
+              # the poker tables: the shoe (one deck) with its card reader; Crazy 4 Poker's wager
+              # placement (§ 657a.7) needs no device (its progressive and bonus wagering devices are
+              # not modelled: the players' requests are recorded with their instrument)
+              "uth": ("shoe",), "criss-cross": ("shoe",), "crazy-4": ()}
 Role = Literal["wheel", "top_slot", "wagering", "board", "coin_flipper", "pachinko", "ctw_wheel",
                "ball_wheel", "illuminator", "roulette_wagering", "shoe", "progressive"]
 

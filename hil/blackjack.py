@@ -44,7 +44,6 @@ class BlackjackController(TableCroupier):
         self.dev = devices
         self.table: CardTable = scenario.cards or CardTable()
         self.spot = PROGRESSIVE_SPOTS.get(self.table.progressive or "", "progressive")
-        self.chips: list[tuple[float, int, str, int]] = []  # (time, seat, wager, stake)
         self.stats = {"rounds": 0, "shuffles": 0, "progressive_wagers": 0, "meter_hits": 0, "void_rounds": 0}
 
     def describe(self) -> dict:
@@ -55,18 +54,6 @@ class BlackjackController(TableCroupier):
         return {"decks": t.decks, "declared_suit": t.declared_suit, "progressive": t.progressive,
                 "progressive_paytable": t.progressive_paytable, "progressive_stake_cents": t.progressive_stake_cents,
                 "progressive_spot": self.spot, "side": dict(t.side), "meters": meters}
-
-    # ------------------------------------------------------------------ run
-    def run(self, rounds: int) -> simpy.Process:
-        return self.env.process(self._run(rounds))
-
-    def _run(self, rounds: int):
-        between = self.sc.croupier.between_rounds_s
-        for n in range(1, rounds + 1):
-            yield from self._round(n)
-            self.trace.commit()
-            if between:
-                yield self.env.timeout(between)
 
     def _round(self, n: int):
         env, cr, shoe = self.env, self.sc.croupier, self.dev.shoe
@@ -118,10 +105,6 @@ class BlackjackController(TableCroupier):
                 if rnd.random() < pl.side_probability:
                     self._chip_at(now + rnd.uniform(0, window_s), seat, wager, 100 * rnd.randint(max(lo, 1), max(hi, 1)))
 
-    def _chip_at(self, at: float, seat: int, wager: str, stake: int) -> None:
-        ev = self.env.timeout(max(0.0, at - self.env.now))
-        ev.callbacks.append(lambda _e: self.chips.append((self.env.now, seat, wager, stake)))
-
     def _accept(self, n: int, t_close: float) -> list[dict]:
         """§ 633b.17(e): the dealer verifies the progressive chips against the wagers the system
         accepted, collects them; chip side wagers placed before "no more bets" are accepted."""
@@ -159,17 +142,7 @@ class BlackjackController(TableCroupier):
     def _deal(self, seats: list[int]):
         """Each seat's first card, the dealer's up card, each seat's second card, the hole card."""
         order = [f"seat-{s}" for s in seats] + ["dealer-up"] + [f"seat-{s}" for s in seats] + ["dealer-hole"]
-        events = [self.dev.shoe.deal(pos) for pos in order]
-        yield self.env.all_of(events) | self.env.timeout(self.sc.croupier.bonus_timeout_s)
-        if not all(e.processed for e in events):
-            return None
-        hands: dict[str, list[Card]] = defaultdict(list)
-        try:
-            for e in events:
-                hands[e.value.position].append(Card.parse(e.value.card))
-        except ValueError:
-            return None
-        return hands
+        return (yield from self._deal_from(self.dev.shoe, order))
 
     # ------------------------------------------------------------------ settlement
     def _settle(self, n: int, wagers: list[dict], hands: dict[str, list[Card]]):
@@ -241,11 +214,3 @@ class BlackjackController(TableCroupier):
                 self.wagering.light_win(w["seat"], False)
         self._say("round_end", {"round": n, "void": False, "wagers": len(wagers), "collected_cents": collected,
                                 "paid_cents": paid, "dealer": [str(up), str(hole)]})
-
-    def _void(self, n: int, wagers: list[dict], reason: str) -> None:
-        """The round cannot be settled (a card the reader could not read, a silent device): every
-        wager is refunded."""
-        self.stats["void_rounds"] += 1
-        for w in wagers:
-            self._say("refund", {k: w[k] for k in ("wager_id", "seat", "wager", "stake_cents")})
-        self._say("round_end", {"round": n, "void": True, "reason": reason, "wagers": len(wagers)})

@@ -21,6 +21,7 @@ The controller decides from what the devices report; it never writes a verdict. 
 from __future__ import annotations
 
 import random
+from collections import defaultdict
 from collections.abc import Sequence
 
 import numpy as np
@@ -33,6 +34,7 @@ from hil.lockout import BoundarySearch
 from hil.scenario import CroupierFaults, Scenario
 from hil.trace import TraceWriter
 from rules.crazy_time import BONUS_SPOTS, SPOTS, TOP_SLOT_REEL2, Spot, TopSlotOutcome, Wager, settle
+from rules.cards import Card
 from rules.odds import ToOne
 from rules.submission import RulesSubmission
 
@@ -43,10 +45,13 @@ MIN_REVOLUTIONS = 3  # § 690.2(b)
 
 class TableCroupier:
     """What every table's croupier shares: the trace, the players' and the rig's seat presses on a
-    wagering device with the dealer's lock-out, and the lock-out probing around "no more bets"."""
+    wagering device with the dealer's lock-out, and the lock-out probing around "no more bets";
+    for a card table also the players' chips (recorded with their times), the deal through the
+    card shoe and the void round. A table without a wagering device (the poker tables) passes
+    ``wagering=None`` and never presses."""
 
-    def __init__(self, env: simpy.Environment, wagering: WageringDevice, trace: TraceWriter, scenario: Scenario,
-                 rng: np.random.Generator) -> None:
+    def __init__(self, env: simpy.Environment, wagering: WageringDevice | None, trace: TraceWriter,
+                 scenario: Scenario, rng: np.random.Generator) -> None:
         self.env, self.wagering, self.trace, self.sc, self.rng = env, wagering, trace, scenario, rng
         self.faults: CroupierFaults = scenario.croupier_faults
         # The players' many small draws come from a stdlib generator seeded from ``rng``
@@ -56,9 +61,58 @@ class TableCroupier:
         pr = scenario.lockout.probe
         self.search = BoundarySearch.for_budget(scenario.lockout.budget_s, pr.step_s, pr.presses) if pr else None
         self.probe_answers: list[tuple[float, bool]] = []
+        self.chips: list[tuple[float, int, str, int]] = []  # a card table's: (time, seat, wager, stake)
+        self.stats: dict[str, int] = {}
 
     def _say(self, kind: str, payload: dict | None = None) -> None:
         self.trace.record(CROUPIER, kind, payload)
+
+    # ------------------------------------------------------------------ rounds
+    def run(self, rounds: int) -> simpy.Process:
+        return self.env.process(self._run(rounds))
+
+    def _run(self, rounds: int):
+        between = self.sc.croupier.between_rounds_s
+        for n in range(1, rounds + 1):
+            yield from self._round(n)
+            self.trace.commit()
+            if between:
+                yield self.env.timeout(between)
+
+    def _round(self, n: int):
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ a card table's chips, deal and void
+    def _chip_at(self, at: float, seat: int, wager: str, stake: int) -> None:
+        """A player's chips on the layout at absolute time ``at``, recorded in ``self.chips``
+        (time, seat, wager, stake) for the croupier to accept or reject at "no more bets"."""
+        ev = self.env.timeout(max(0.0, at - self.env.now))
+        ev.callbacks.append(lambda _e: self.chips.append((self.env.now, seat, wager, stake)))
+
+    def _deal_from(self, shoe, order: Sequence[str]):
+        """Deal one card from ``shoe`` to each position of ``order``, in order; the card reader
+        reports each. Returns position -> cards as read, or None when a card is not read within
+        ``croupier.bonus_timeout_s`` or is not a card (the round cannot be settled)."""
+        events = [shoe.deal(pos) for pos in order]
+        yield self.env.all_of(events) | self.env.timeout(self.sc.croupier.bonus_timeout_s)
+        if not all(e.processed for e in events):
+            return None
+        hands: dict[str, list[Card]] = defaultdict(list)
+        try:
+            for e in events:
+                hands[e.value.position].append(Card.parse(e.value.card))
+        except ValueError:
+            return None
+        return hands
+
+    def _void(self, n: int, wagers: list[dict], reason: str) -> None:
+        """The round cannot be settled (a card the reader could not read, a silent device): every
+        wager (``wager_id``, ``seat``, ``wager``, ``stake_cents``) is refunded. Counts
+        ``stats["void_rounds"]``."""
+        self.stats["void_rounds"] += 1
+        for w in wagers:
+            self._say("refund", {k: w[k] for k in ("wager_id", "seat", "wager", "stake_cents")})
+        self._say("round_end", {"round": n, "void": True, "reason": reason, "wagers": len(wagers)})
 
     # ------------------------------------------------------------------ presses
     def _press_at(self, at: float, seat: int, spot: str, stake_cents: int) -> None:

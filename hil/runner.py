@@ -28,6 +28,7 @@ from hil.checks import CheckConfig, run_checks
 from hil.config import ConfigError, read_text
 from hil.blackjack import BlackjackController
 from hil.controller import CROUPIER, CrazyTimeController, bench_record
+from hil.poker_tables import POKER_CONTROLLERS
 from hil.roulette import RouletteController, StreakStore, table_rules
 from hil.scenario import LoadedScenario
 from hil.trace import TraceWriter
@@ -69,6 +70,11 @@ def load_roulette_x_rules(path: Path | None = None) -> LoadedRules:
     return LoadedRules(*load_submission(path, ROULETTE_X_REFERENCE_RESOURCE, parse_roulette_x_submission))
 
 
+#: The card tables whose paytables are the regulation's own (no Rules Submission file): trace metadata.
+TABLE_REGULATIONS = {"blackjack": "§§ 633b.17–633b.21", "uth": "§§ 653b.2–653b.5", "criss-cross": "§ 674b.1",
+                     "crazy-4": "§ 657a.7"}
+
+
 def effective_seed(scenario_seed: int, name: str, override: int | None) -> int:
     """The scenario's own seed, or — with ``--seed`` — one derived from it and the scenario name
     (so scenarios of one run still draw independent streams)."""
@@ -92,9 +98,9 @@ def simulate(loaded: LoadedScenario, bench: LoadedBench, rules: LoadedRules, tra
     writer = TraceWriter(trace_path, {
         "scenario": sc.name, "scenario_sha256": loaded.sha256, "seed": seed, "game": sc.game,
         "bench": bench.config.name, "bench_source": bench.source,
-        # a Blackjack table's paytables are the regulation's own (rules/bj_paytables.py)
-        "rules": "§§ 633b.17–633b.21" if sc.game == "blackjack" else rules.submission.name,
-        "rules_sha256": None if sc.game == "blackjack" else rules.sha256,
+        # a card table's paytables are the regulation's own (rules/bj_paytables.py, rules/uth.py, ...)
+        "rules": TABLE_REGULATIONS.get(sc.game) or rules.submission.name,
+        "rules_sha256": None if sc.game in TABLE_REGULATIONS else rules.sha256,
     })
     io = built = None
     try:
@@ -127,6 +133,14 @@ def simulate(loaded: LoadedScenario, bench: LoadedBench, rules: LoadedRules, tra
             writer.commit()
             env.run(until=bj.run(sc.rounds))
             return dict(bj.stats), env.now
+        if sc.game in POKER_CONTROLLERS:  # the poker tables: the shoe (UTH, Criss-Cross), or no device (Crazy 4)
+            built = build_devices(env, bench, sc.device_overrides(), None, ss_devices, writer.record, io, roles=sc.roles)
+            bench_record(writer, built.params)
+            poker = POKER_CONTROLLERS[sc.game](env, built.devices, writer, sc, croupier_rng)
+            writer.record(CROUPIER, "table", poker.describe())
+            writer.commit()
+            env.run(until=poker.run(sc.rounds))
+            return dict(poker.stats), env.now
         built = build_devices(env, bench, sc.device_overrides(), rules.submission, ss_devices, writer.record, io)
         bench_record(writer, built.params)
         writer.record(CROUPIER, "rules", rules.submission.model_dump(mode="json", by_alias=True))

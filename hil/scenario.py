@@ -46,6 +46,14 @@ class Players(pydantic.BaseModel):
     #: Blackjack: probability that a player places the progressive wager / each chip side wager
     progressive_probability: float = Field(0.6, ge=0, le=1)
     side_probability: float = Field(0.4, ge=0, le=1)
+    #: (UTH, Criss-Cross: ``side_probability`` is each offered side wager's; Crazy 4: each optional
+    #: wager's — Queens Up, the progressive chip, the Five Card Hand Bonus.)
+    #: Crazy 4: probability that a player makes one request the rules refuse (§ 657a.7: a verbal
+    #: wager with cash, a bystander, a second position, unequal Ante and Super Bonus, an optional
+    #: wager first, a Play Wager before "no more bets", a wager after it, …); ``play_probability``:
+    #: that a player whose position stands makes the Play Wager after "no more bets"
+    misplay_probability: float = Field(0.1, ge=0, le=1)
+    play_probability: float = Field(0.7, ge=0, le=1)
 
     @pydantic.model_validator(mode="after")
     def _ranges(self) -> Players:
@@ -126,6 +134,19 @@ class CroupierFaults(pydantic.BaseModel):
     progressive_chips_mismatch: bool = False  # collects chips for every press, accepted or not (§ 633b.17(e))
     skip_win_light: bool = False  # pays a meter without lighting the seat's win light (§ 633b.17(f)(2))
     no_meter_split: bool = False  # pays each of several meter winners the whole meter (§ 633b.18(j))
+    # ---- Poker side wagers (§§ 653b.2–653b.5, § 674b.1)
+    uth_bad_beat_other_reading: bool = False  # settles Bad Beat by the other reading than the table's (§ 653b.3)
+    uth_board_pays_any_pair: bool = False  # pays a board pair below tens at "Pair—10s or better" (§ 653b.4(e))
+    uth_pairs_use_dealer_cards: bool = False  # settles Ultimate Pairs on the dealer's two cards (§ 653b.5(e))
+    #: settles Ultimate Pairs by this paytable, not the table's (§ 653b.5(f), § 674b.1(f))
+    ultimate_pairs_paytable: Literal["A", "B", "C", "D", "E", "F"] | None = None
+    # ---- Crazy 4 Poker wager placement (§ 657a.7)
+    #: takes cash for chips and a bystander for a seated player (§ 657a.7(a)–(b))
+    crazy4_accept_cash_and_unseated: bool = False
+    crazy4_accept_after_no_more_bets: bool = False  # judges late wagers as if betting were open (§ 657a.7(c))
+    #: takes every Super Bonus Wager for the Ante's amount (§ 657a.7(d)(1))
+    crazy4_accept_unequal_super_bonus: bool = False
+    crazy4_accept_second_position: bool = False  # takes each position for a different player (§ 657a.7(e))
 
 
 class CheckSettings(pydantic.BaseModel):
@@ -192,6 +213,78 @@ class CardTable(pydantic.BaseModel):
         return self
 
 
+#: The poker tables (``poker:``): UTH and Criss-Cross side wagers, Crazy 4 Poker wager placement.
+POKER_GAMES = ("uth", "criss-cross", "crazy-4")
+PokerSideWager = Literal["trips", "bad-beat", "play-the-board", "ultimate-pairs"]
+#: each game's side wagers, their defaults, and the regulation's paytables (as rules/ transcribes them)
+POKER_SIDE_WAGERS: dict[str, dict[str, str]] = {
+    "uth": {"trips": "E", "bad-beat": "C", "play-the-board": "A", "ultimate-pairs": "F"},
+    "criss-cross": {"ultimate-pairs": "A"},
+    "crazy-4": {},
+}
+
+
+def poker_paytables(game: str, wager: str):
+    """The paytables ``wager`` may use at a ``game`` table (rules.uth, rules.criss_cross)."""
+    from rules import criss_cross, uth
+
+    if game == "criss-cross":
+        return criss_cross.ULTIMATE_PAIRS_PAYTABLES
+    return {"trips": uth.TRIPS_PAYTABLES, "bad-beat": uth.BAD_BEAT_PAYTABLES,
+            "play-the-board": uth.PLAY_THE_BOARD_PAYTABLES, "ultimate-pairs": uth.ULTIMATE_PAIRS_PAYTABLES}[wager]
+
+
+class PokerTable(pydantic.BaseModel):
+    """A poker table (``game: uth``, ``criss-cross``, ``crazy-4``), dealt from one 52-card deck.
+
+    UTH (§§ 653b.2–653b.5) and Criss-Cross (§ 674b.1): the side wagers offered and their
+    paytables (``side``; null: the game's defaults ``POKER_SIDE_WAGERS``), the Bad Beat reading
+    (UTH) and the stakes. Crazy 4 (§ 657a.7): the optional wagers the Rules Submission offers
+    (§ 657a.7(d)(3)–(5)), the Ante stakes (the Super Bonus is placed equal to it) and the
+    progressive wager's value chip. Fields of another game are refused (``Scenario._game``)."""
+
+    model_config = _STRICT
+    side: dict[PokerSideWager, str] | None = None
+    #: whose hand the Bad Beat wager reads (rules.uth.BadBeatReading; docs/rules-poker-side-wagers.md)
+    bad_beat_reading: Literal["losing-hand", "player-loses"] = "losing-hand"
+    side_stake_cents: tuple[int, int] = (500, 2_500)
+    ante_stake_cents: tuple[int, int] = (500, 2_500)
+    progressive_stake_cents: int = Field(100, gt=0)
+    four_card_progressive: bool = True
+    five_card_progressive: bool = False
+    five_card_hand_bonus: bool = True
+
+    @pydantic.model_validator(mode="after")
+    def _ranges(self) -> PokerTable:
+        for name in ("side_stake_cents", "ante_stake_cents"):
+            lo, hi = getattr(self, name)
+            if not 0 < lo <= hi:
+                raise ValueError(f"{name}: need 0 < low <= high, got [{lo}, {hi}]")
+        return self
+
+    def for_game(self, game: str) -> PokerTable:
+        """This table checked against ``game`` (its side wagers and paytables, no other game's
+        fields), the game's default side wagers filled in and paytable names normalised."""
+        from rules.uth import paytable_key, pick_paytable
+
+        fields = {"uth": {"side", "bad_beat_reading", "side_stake_cents"}, "criss-cross": {"side", "side_stake_cents"},
+                  "crazy-4": {"ante_stake_cents", "progressive_stake_cents", "four_card_progressive",
+                              "five_card_progressive", "five_card_hand_bonus"}}[game]
+        if other := sorted(self.model_fields_set - fields):
+            raise ValueError(f"poker: {', '.join(other)} not a field of a {game} table "
+                             f"(its fields: {', '.join(sorted(fields))})")
+        side = dict(POKER_SIDE_WAGERS[game] if self.side is None else self.side)
+        for wager, name in side.items():
+            if wager not in POKER_SIDE_WAGERS[game]:
+                raise ValueError(f"poker.side: {wager} is not a side wager of {game} "
+                                 f"(its: {', '.join(POKER_SIDE_WAGERS[game]) or 'none'})")
+            tables = poker_paytables(game, wager)
+            section = next(iter(tables.values())).section
+            pick_paytable(tables, name, f"poker.side: {wager}", section)  # ValueError naming the paytables
+            side[wager] = paytable_key(name)
+        return self.model_copy(update={"side": side})
+
+
 class Expect(pydantic.BaseModel):
     model_config = _STRICT
     fail: tuple[str, ...] = ()
@@ -211,7 +304,7 @@ class Scenario(pydantic.BaseModel):
     schema_version: Literal[1] = Field(alias="schema")
     name: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")
     description: str = ""
-    game: Literal["crazy-time", "roulette", "blackjack"]
+    game: Literal["crazy-time", "roulette", "blackjack", "uth", "criss-cross", "crazy-4"]
     seed: int = Field(ge=0)
     rounds: int = Field(ge=1, le=10_000_000)
     bench: dict[str, dict[str, Any]] = {}
@@ -220,6 +313,7 @@ class Scenario(pydantic.BaseModel):
     players: Players = Players()
     table: Table | None = None  # game: roulette
     cards: CardTable | None = None  # game: blackjack
+    poker: PokerTable | None = None  # game: uth, criss-cross, crazy-4
     lockout: Lockout = Lockout()
     checks: CheckSettings = CheckSettings()
     expect: Expect = Expect()
@@ -234,6 +328,11 @@ class Scenario(pydantic.BaseModel):
             object.__setattr__(self, "cards", CardTable())
         if self.game != "blackjack" and self.cards is not None:
             raise ValueError(f"'cards' is for game: blackjack, not {self.game}")
+        if self.game in POKER_GAMES:
+            object.__setattr__(self, "poker", (self.poker or PokerTable()).for_game(self.game))
+            self._poker_table()
+        elif self.poker is not None:
+            raise ValueError(f"'poker' is for game: {', '.join(POKER_GAMES)}, not {self.game}")
         ids = {c.id for c in checks_for(self.game)}
         if other := [i for i in self.expect.fail if i not in ids]:
             raise ValueError(f"expect.fail: {other} are not checks of {self.game}")
@@ -248,6 +347,24 @@ class Scenario(pydantic.BaseModel):
                                  f"{', '.join(self.roles)})")
         return self
 
+    def _poker_table(self) -> None:
+        """A poker table deals from one 52-card deck (UTH and Criss-Cross; Crazy 4 deals nothing
+        here) and has no wagering device: its lock-out is not probed."""
+        if "probe" in self.lockout.model_fields_set and self.lockout.probe is not None:
+            raise ValueError(f"lockout.probe: a {self.game} table has no wagering device to probe; "
+                             "leave lockout.probe out (or null)")
+        object.__setattr__(self, "lockout", self.lockout.model_copy(update={"probe": None}))
+        for section in ("bench", "faults"):
+            decks = getattr(self, section).get("shoe", {}).get("decks")
+            if decks not in (None, 1):
+                raise ValueError(f"{section}.shoe.decks: a {self.game} table deals from one 52-card deck, not {decks}")
+        wrong = self.faults.get("croupier", {}).get("ultimate_pairs_paytable")
+        if self.game == "criss-cross" and wrong is not None and str(wrong).upper() == "F":
+            raise ValueError("faults.croupier.ultimate_pairs_paytable: Criss-Cross has Paytables A–E (§ 674b.1(f))")
+        need = {"uth": 2 * self.players.count + 2 + 5, "criss-cross": 2 * self.players.count}.get(self.game, 0)
+        if need > 52:
+            raise ValueError(f"players.count: {self.players.count} players need {need} cards; one deck holds 52")
+
     @property
     def roles(self) -> tuple[str, ...]:
         return GAME_ROLES[self.game]
@@ -259,6 +376,8 @@ class Scenario(pydantic.BaseModel):
         if self.table is not None:
             for role in ("ball_wheel", "illuminator"):
                 out[role].setdefault("wheel", self.table.wheel)
+        if self.game in POKER_GAMES and "shoe" in out:
+            out["shoe"].setdefault("decks", 1)  # one 52-card deck, shuffled before every round
         if self.cards is not None:
             from rules.blackjack_table import meter_specs
 

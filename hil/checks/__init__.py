@@ -8,6 +8,7 @@ from hil.checks import crazy_time
 from hil.checks.base import BenchView, Check, CheckConfig, CheckResult, RoundView
 from hil.checks.bonus import BONUS_CHECKS
 from hil.checks.cards import BLACKJACK_CHECKS
+from hil.checks.poker import CRAZY4_CHECKS, CRISS_CROSS_CHECKS, UTH_CHECKS
 from hil.checks.roulette import ROULETTE_CHECKS
 from hil.trace import TraceReader
 
@@ -17,6 +18,11 @@ GAME_CHECKS: dict[str, tuple[type[Check], ...]] = {
     "crazy-time": crazy_time.ALL_CHECKS + BONUS_CHECKS,
     "roulette": ROULETTE_CHECKS,
     "blackjack": BLACKJACK_CHECKS,
+    # the poker tables: UTH side wagers (§§ 653b.2–653b.5), Criss-Cross Ultimate Pairs (§ 674b.1),
+    # Crazy 4 Poker wager placement (§ 657a.7)
+    "uth": UTH_CHECKS,
+    "criss-cross": CRISS_CROSS_CHECKS,
+    "crazy-4": CRAZY4_CHECKS,
 }
 ALL_CHECKS: tuple[type[Check], ...] = tuple(c for checks in GAME_CHECKS.values() for c in checks)
 CHECK_IDS: frozenset[str] = frozenset(c.id for c in ALL_CHECKS)
