@@ -73,11 +73,19 @@ class TableCroupier:
 
     def _run(self, rounds: int):
         between = self.sc.croupier.between_rounds_s
+        self._before_rounds()
         for n in range(1, rounds + 1):
             yield from self._round(n)
-            self.trace.commit()
+            self._after_round()
+            self.trace.commit()  # durable at least once per round
             if between:
                 yield self.env.timeout(between)
+
+    def _before_rounds(self) -> None:
+        """Before the first round (a table's set-up records)."""
+
+    def _after_round(self) -> None:
+        """After each round, before its trace commit (a table's durable state)."""
 
     def _round(self, n: int):
         raise NotImplementedError
@@ -163,18 +171,6 @@ class CrazyTimeController(TableCroupier):
         self.spin_count = 0
         self.stats = {"rounds": 0, "spins": 0, "void_spins": 0, "void_rounds": 0}
         self.bonus = BonusCroupier(env, devices, self._say, scenario, self.prng)
-
-    # ------------------------------------------------------------------ run
-    def run(self, rounds: int) -> simpy.Process:
-        return self.env.process(self._run(rounds))
-
-    def _run(self, rounds: int):
-        between = self.sc.croupier.between_rounds_s
-        for n in range(1, rounds + 1):
-            yield from self._round(n)
-            self.trace.commit()  # durable at least once per round
-            if between:
-                yield self.env.timeout(between)
 
     # ------------------------------------------------------------------ one round
     def _round(self, n: int):

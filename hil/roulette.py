@@ -192,22 +192,15 @@ class RouletteController(TableCroupier):
         return state
 
     # ------------------------------------------------------------------ run
-    def run(self, rounds: int) -> simpy.Process:
-        return self.env.process(self._run(rounds))
-
-    def _run(self, rounds: int):
-        between = self.sc.croupier.between_rounds_s
+    def _before_rounds(self) -> None:
         if self.resumed:
             self._say("streak_resumed", self._streak_payload())
         self._say("meters", self._meters())
         self.trace.commit()
-        for n in range(1, rounds + 1):
-            yield from self._round(n)
-            if self.store is not None:
-                self.store.save(self.rec)  # the tracker first: a committed round is never ahead of it
-            self.trace.commit()
-            if between:
-                yield self.env.timeout(between)
+
+    def _after_round(self) -> None:
+        if self.store is not None:
+            self.store.save(self.rec)  # the tracker first: a committed round is never ahead of it
 
     def _streak_payload(self) -> dict[str, Any]:
         return {"numbers": [pocket_json(p) for p in self.rec.numbers],
