@@ -359,6 +359,75 @@ class SideSettlement(CardCheck):
         return "pass", f"{self.settled} side wagers settled by their paytables ({self.winners} winners)", m
 
 
+class ShoeIntegrity(Check):
+    """§ 633b.17(b): the game uses "between three and eight decks of cards comprised of 52 cards per
+    deck" — and every settlement rests on the cards the reader reports. Each shoe must hold exactly
+    its decks' cards (the number published at the shuffle), be freshly shuffled (no shoe's order
+    committed twice), and, when it is replaced and its order revealed, match its commitment
+    (SHA-256) and every card the reader reported from it, position by position."""
+
+    id = "SHOE-633b.17b-integrity"
+    section = "§ 633b.17(b)"
+    title = "Each shoe: its decks' cards, freshly shuffled, read as dealt"
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.shoes = self.cards_read = self.verified = 0
+        self.decks = 0
+        self.commitments: dict[str, int] = {}  # sha256 -> shoe id
+        self.reads: dict[int, list[tuple[int, int, Event]]] = defaultdict(list)  # shoe -> (round, index, event)
+        self.sha: dict[int, str] = {}
+
+    def setup(self, bench) -> None:
+        super().setup(bench)
+        info = next((i for i in bench.info.values() if "decks" in i and "penetration" in i), {})
+        self.decks = int(info.get("decks", 0))
+
+    def observe(self, rv: RoundView) -> None:
+        import hashlib
+
+        self.rounds += 1
+        for e in rv.events:
+            if e.device == CROUPIER:
+                continue
+            p = e.payload
+            if e.kind == "shoe_shuffled":
+                self.shoes += 1
+                if self.decks and int(p["cards"]) != 52 * self.decks:
+                    self.finding(rv.n, e, f"shoe {p['shoe_id']} holds {p['cards']} cards; {self.decks} decks are "
+                                 f"{52 * self.decks}")
+                if p["sha256"] in self.commitments:
+                    self.finding(rv.n, e, f"shoe {p['shoe_id']} has the same order as shoe "
+                                 f"{self.commitments[p['sha256']]}: not shuffled")
+                self.commitments[p["sha256"]] = p["shoe_id"]
+                self.sha[int(p["shoe_id"])] = p["sha256"]
+            elif e.kind == "card_read":
+                self.cards_read += 1
+                self.reads[int(p["shoe_id"])].append((rv.n, int(p["index"]), e))
+            elif e.kind == "shoe_revealed":
+                shoe_id, order = int(p["shoe_id"]), list(p["order"])
+                digest = hashlib.sha256(" ".join(order).encode()).hexdigest()
+                if shoe_id in self.sha and digest != self.sha[shoe_id]:
+                    self.finding(rv.n, e, f"shoe {shoe_id}'s revealed order does not match its commitment")
+                for n, index, read in self.reads.pop(shoe_id, []):
+                    self.verified += 1
+                    if index >= len(order) or order[index] != read.payload["card"]:
+                        real = order[index] if index < len(order) else "no card"
+                        self.finding(n, read, f"the reader reported {read.payload['card']} for card {index} of shoe "
+                                     f"{shoe_id} ({read.payload['position']}); the shoe held {real}")
+
+    def verdict(self):
+        m = [Measurement("shoes", self.shoes, "shoes"), Measurement("cards_read", self.cards_read, "cards"),
+             Measurement("cards_verified", self.verified, "cards")]
+        if self.failed:
+            return "fail", f"{self._findings_total} shoe or reader fault(s)", m
+        if not self.shoes:
+            return "indeterminate", "no shoe in the trace", m
+        if not self.verified:
+            return "indeterminate", f"{self.shoes} shoe(s), none replaced yet: no read verified against its order", m
+        return "pass", f"{self.shoes} shoes of {52 * self.decks} cards; {self.verified} reads match the revealed orders", m
+
+
 BLACKJACK_CHECKS: tuple[type[Check], ...] = (
-    ProgressiveLockout, ChipsEqualAccepted, WinLight, MeterAccounting, LinkLoss, SideSettlement,
+    ProgressiveLockout, ChipsEqualAccepted, WinLight, MeterAccounting, LinkLoss, SideSettlement, ShoeIntegrity,
 )
