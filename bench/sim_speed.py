@@ -11,7 +11,9 @@ Measured side by side:
                             bonus suites' test mode), per game: the bonus devices' cost;
   * roulette_rounds_per_s — full Roulette rounds (6 players' straight wagers, Roulette X
                             illumination, ball physics, Roulette Up streak and progressive meter,
-                            lock-out probing), and their ratio to the Crazy Time round.
+                            lock-out probing), and their ratio to the Crazy Time round;
+  * blackjack_rounds_per_s — Blackjack side-wager rounds (6 players, the progressive system with
+                            its meters and lock-out probing, the card shoe and reader, settlement).
 Simulated seconds per wall second are reported for the full rounds. The last line is JSON.
 """
 
@@ -69,6 +71,14 @@ rounds: %d
 table: {wheel: double-zero, roulette_x_paytable: B, roulette_up: P3}
 players: {count: 6, wagers_per_player: [1, 3]}
 """
+BLACKJACK = """\
+schema: 1
+name: bench-blackjack
+game: blackjack
+seed: 5
+rounds: %d
+players: {count: 6}
+"""
 
 
 def _cpu(fn) -> tuple[float, float, object]:
@@ -121,6 +131,7 @@ def main() -> None:
         lean = rounds(LEAN, n_rounds, tmp)
         bonus = {g: rounds(BONUS % (g, g), max(n_rounds // 4, 100), tmp) for g in BONUS_GAMES}
         roulette = rounds(ROULETTE, n_rounds, tmp)
+        blackjack = rounds(BLACKJACK, n_rounds, tmp)
     result = {
         "baseline_events_per_s": round(base),
         "spins_per_s": round(spins),
@@ -135,6 +146,8 @@ def main() -> None:
         "roulette_rounds_per_s": round(roulette["rounds_per_s"], 1),
         "roulette_over_full": round(roulette["rounds_per_s"] / full["rounds_per_s"], 3),
         "roulette_sim_s_per_wall_s": round(roulette["sim_s_per_wall_s"]),
+        "blackjack_rounds_per_s": round(blackjack["rounds_per_s"], 1),
+        "blackjack_over_full": round(blackjack["rounds_per_s"] / full["rounds_per_s"], 3),
         "target_rounds_per_s": 2000,
         "rounds": n_rounds,
     }
@@ -151,6 +164,8 @@ def main() -> None:
     print(f"roulette rounds     : {result['roulette_rounds_per_s']:>12,} rounds/s (CPU), "
           f"{result['roulette_over_full']} x the Crazy Time round's speed, "
           f"{result['roulette_sim_s_per_wall_s']:,}x real time")
+    print(f"blackjack rounds    : {result['blackjack_rounds_per_s']:>12,} rounds/s (CPU), "
+          f"{result['blackjack_over_full']} x the Crazy Time round's speed")
     print(json.dumps(result))
 
 
