@@ -110,7 +110,10 @@ class BlackjackController(TableCroupier):
         accepted, collects them; chip side wagers placed before "no more bets" are accepted."""
         t = self.table
         probe = self.sc.lockout.probe.seat if self.sc.lockout.probe else None
-        accepted = {a.seat: a for a in self.answers if a.accepted and a.spot == self.spot and a.seat != probe}
+        # the wagers the system accepted before "no more bets" (a press it recognised inside its
+        # lock-out latency has no chips on the layout: the lock-out check judges it)
+        accepted = {a.seat: a for a in self.answers if a.accepted and a.spot == self.spot and a.seat != probe
+                    and a.device_time_s < t_close}
         wagers: list[dict] = []
         progressive_chips = 0
         for i, (at, seat, wager, stake) in enumerate(sorted(self.chips), 1):
@@ -214,3 +217,41 @@ class BlackjackController(TableCroupier):
                 self.wagering.light_win(w["seat"], False)
         self._say("round_end", {"round": n, "void": False, "wagers": len(wagers), "collected_cents": collected,
                                 "paid_cents": paid, "dealer": [str(up), str(hole)]})
+
+
+def run_linked_tables(env: simpy.Environment, primary: object, count: int, scenario: Scenario,
+                      rng: np.random.Generator) -> list:
+    """A linked progressive (§ 605a.8): ``count`` other tables on ``primary``'s controller, each
+    with its own players wagering on the shared meters round after round (the primary table's
+    pace). Only for a simulated system (a stub's controller is in another process): returns []
+    otherwise. Their own reports are not this table's evidence and are not recorded."""
+    from devices.progressive import ProgressiveTableSim
+
+    if count < 1 or not isinstance(primary, ProgressiveTableSim):
+        return []
+    cr, pl, t = scenario.croupier, scenario.players, scenario.cards or CardTable()
+    spot = PROGRESSIVE_SPOTS.get(t.progressive or "", "progressive")
+    import dataclasses
+
+    healthy = dataclasses.replace(primary.params, lockout_ignored=False, lost_increment_probability=0.0,
+                                  power_loss_at_s=None, link_loss_at_s=None, link_loss_duration_s=None,
+                                  link_loss_keeps_wagering=False)  # the faults under test are this table's
+    tables = [ProgressiveTableSim(env, healthy, np.random.Generator(np.random.PCG64(rng.integers(2**63))),
+                                  lambda *_a: None, name=f"{primary.name}-linked-{i}", controller=primary.controller)
+              for i in range(1, count + 1)]
+
+    def play(table):
+        period = cr.betting_window_s + cr.spin_delay_s + cr.between_rounds_s + 8.0  # ≈ a round with its deal
+        while True:
+            table.open_betting()
+            for seat in range(1, pl.count + 1):
+                if rng.random() < pl.progressive_probability:
+                    env.timeout(float(rng.uniform(0, cr.betting_window_s))).callbacks.append(
+                        lambda _e, seat=seat: table.press(seat, spot, t.progressive_stake_cents))
+            yield env.timeout(cr.betting_window_s)
+            table.lock_out()
+            yield env.timeout(period - cr.betting_window_s)
+
+    for table in tables:
+        env.process(play(table))
+    return tables

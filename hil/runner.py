@@ -26,7 +26,7 @@ from hil.bench import LoadedBench, build_devices
 from hil.clock import WallClockEnvironment
 from hil.checks import CheckConfig, run_checks
 from hil.config import ConfigError, read_text
-from hil.blackjack import BlackjackController
+from hil.blackjack import BlackjackController, run_linked_tables
 from hil.controller import CROUPIER, CrazyTimeController, bench_record
 from hil.poker_tables import POKER_CONTROLLERS
 from hil.roulette import RouletteController, StreakStore, table_rules
@@ -129,6 +129,9 @@ def simulate(loaded: LoadedScenario, bench: LoadedBench, rules: LoadedRules, tra
             built = build_devices(env, bench, sc.device_overrides(), None, ss_devices, writer.record, io, roles=sc.roles)
             bench_record(writer, built.params)
             bj = BlackjackController(env, built.devices, writer, sc, croupier_rng)
+            if sc.cards is not None and sc.cards.linked_tables > 1:
+                run_linked_tables(env, built.devices.progressive, sc.cards.linked_tables - 1, sc,
+                                  np.random.Generator(np.random.PCG64(ss_croupier.spawn(1)[0])))
             writer.record(CROUPIER, "table", bj.describe())
             writer.commit()
             env.run(until=bj.run(sc.rounds))

@@ -197,6 +197,9 @@ class CardTable(pydantic.BaseModel):
     #: chip side wagers and their paytables
     side: dict[Literal["kings-bounty", "blazing-sevens"], str] = {"kings-bounty": "B", "blazing-sevens": "A"}
     side_stake_cents: tuple[int, int] = (500, 2_500)
+    #: a linked progressive (§ 605a.8): this table and ``linked_tables - 1`` others (simulated
+    #: tables whose players wager on the same meters) share one controller
+    linked_tables: int = Field(1, ge=1, le=16)
 
     @pydantic.model_validator(mode="after")
     def _paytables(self) -> CardTable:
@@ -388,6 +391,8 @@ class Scenario(pydantic.BaseModel):
                                                                     c.progressive_stake_cents))
             probe = self.lockout.probe.seat if self.lockout.probe else 0
             out["progressive"].setdefault("seats", max(self.players.count, probe, 1))  # the rig's probe seat too
+            if c.linked_tables > 1:
+                out["progressive"].setdefault("link_id", "linked-1")
         return out
 
     @property

@@ -13,7 +13,7 @@ from fractions import Fraction
 from typing import Any
 
 from hil.checks.base import Check, Measurement, RoundView
-from hil.checks.crazy_time import Lockout
+from hil.checks.crazy_time import Lockout, _t
 from hil.trace import Event
 from rules.blackjack_table import is_crown_treasure, meter_won, settle
 from rules.cards import Card
@@ -37,14 +37,17 @@ class CardCheck(Check):
         self.table: dict[str, Any] = bench.croupier.get("table") or {}
         info = next((i for i in bench.info.values() if "meters" in i and "seats" in i), {})
         self.meter_info: dict[str, dict] = {m["name"]: m for m in info.get("meters", [])}
+        self.system_linked = bool(info.get("linked"))
         self.probe_seat: int | None = None
 
     def _players_presses(self, rv: RoundView) -> list[Event]:
-        """The accepted progressive wagers of the players (not the rig's probe seat)."""
+        """The players' progressive wagers the system accepted before "no more bets" (not the rig's
+        probe seat; a press recognised inside the lock-out latency is the lock-out check's)."""
         for e in _croupier(rv, "lockout_probe"):
             self.probe_seat = e.payload["seat"]
+        close = rv.no_more_bets.sim_time if rv.no_more_bets is not None else math.inf
         return [p for p in rv.presses if p.payload["accepted"] and p.payload["seat"] != self.probe_seat
-                and p.payload["spot"] == self.table.get("progressive_spot")]
+                and p.payload["spot"] == self.table.get("progressive_spot") and _t(p) < close]
 
 
 class ProgressiveLockout(Lockout):
@@ -63,7 +66,7 @@ class ChipsEqualAccepted(CardCheck):
     """§ 633b.17(e): "the dealer shall collect the wagers and ... verify that the number of value
     chips wagered equals the number of progressive wagers accepted by the progressive table game
     system". The progressive wagers the croupier collected must be exactly the players' wagers
-    the system accepted (its ``press`` reports), seat for seat."""
+    the system accepted before "no more bets" (its ``press`` reports), seat for seat."""
 
     id = "BJ-633b.17e-chips-accepted"
     section = "§ 633b.17(e)"
@@ -135,7 +138,8 @@ class MeterAccounting(CardCheck):
     incrementation rate of every accepted progressive wager (exactly: the fractions of a cent are
     carried), changes otherwise only when it is paid — the winners' share of it — and is then
     reseeded. Re-computed from the system's own reports: a lost increment, a meter reset by a
-    power loss or a wrong reseed shows as a meter that is not what its wagers and hits make it."""
+    power loss or a wrong reseed shows as a meter that is not what its wagers and hits make it. A
+    linked meter (§ 605a.8) also grows by the other tables' wagers: it may be more, never less."""
 
     id = "BJ-meter-accounting"
     section = "§ 633b.17(h), § 633b.18(i), § 633b.21(g)"
@@ -149,6 +153,8 @@ class MeterAccounting(CardCheck):
     def setup(self, bench) -> None:
         super().setup(bench)
         self.meter = {name: Fraction(m["seed_cents"]) for name, m in self.meter_info.items()}
+        self.linked = self.system_linked
+        self.linked_growth = 0
         # the meters as the paytable prescribes them (the table's record) against the system's own
         for want in self.table.get("meters", []):
             got = self.meter_info.get(want["name"])
@@ -165,6 +171,11 @@ class MeterAccounting(CardCheck):
 
     def _expect_shown(self, rv: RoundView, ev: Event, name: str, shown: int, what: str) -> None:
         want = math.floor(self.meter[name])
+        if self.linked and shown > want:
+            # a linked meter (§ 605a.8) also grows by the other tables' wagers: never shrinks but by a payout
+            self.linked_growth += shown - want
+            self.meter[name] += shown - want
+            return
         if shown != want:
             self.finding(rv.n, ev, f"{name} meter shows {shown} {what}; its seed, wagers and payouts make it {want}")
             self.meter[name] = Fraction(shown)  # resynchronise: one finding per discrepancy
@@ -215,6 +226,8 @@ class MeterAccounting(CardCheck):
     def verdict(self):
         m = [Measurement("increments", self.increments, "wagers"), Measurement("meter_hits", self.hits, "hits")]
         m += [Measurement(f"meter_{k}_cents", float(v), "cents") for k, v in self.meter.items()]
+        if self.linked:
+            m.append(Measurement("linked_tables_growth_cents", self.linked_growth, "cents"))
         if self.failed:
             return "fail", f"{self._findings_total} meter discrepancy(ies)", m
         if not self.increments:
@@ -225,7 +238,8 @@ class MeterAccounting(CardCheck):
 class LinkLoss(CardCheck):
     """§ 605a.8 (linked progressive table games, as §§ 633b.17(c), 633b.18(d) invoke it): a table
     that has lost its link to the progressive controller must not accept progressive wagers it
-    cannot meter, and once the link is restored its meters must be the controller's exactly."""
+    cannot meter, and once the link is restored its meters must be the controller's exactly — the
+    values it lost the link with (a linked meter: those plus what the other tables added)."""
 
     id = "BJ-605a8-link"
     section = "§ 633b.17(c), § 605a.8"
@@ -251,7 +265,9 @@ class LinkLoss(CardCheck):
             elif e.kind == "link_restored":
                 self.down = False
                 got = {k: int(v) for k, v in e.payload["meters"].items()}
-                if any(got.get(k) != v for k, v in self.before.items()):
+                # a linked meter may have grown by the other tables' wagers meanwhile, never shrunk
+                if any(got.get(k) is None or (got[k] < v if self.system_linked else got[k] != v)
+                       for k, v in self.before.items()):
                     self.finding(rv.n, e, f"meters after the link came back {got}; before it was lost {self.before}")
                 self.shown.update(got)
             elif e.kind == "press" and self.down:

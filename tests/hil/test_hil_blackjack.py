@@ -102,3 +102,16 @@ def test_bad_blackjack_scenarios_are_refused(text, where):
 
     with pytest.raises(ConfigError, match=where):
         parse_scenario(f"schema: 1\nname: t\ngame: blackjack\nseed: 1\nrounds: 1\n{text}\n", "t.yaml")
+
+
+def test_a_linked_meter_grows_by_the_other_tables_and_the_check_allows_growth_only(tmp_path):
+    text = ("schema: 1\nname: t\ngame: blackjack\nseed: 9\nrounds: 20\n"
+            "cards: {decks: 6, progressive: twenty-one-plus-three, progressive_paytable: '4', linked_tables: 3}\n")
+    result = run_scenario(parse_scenario(text, "t.yaml"), load_bench(), load_rules(), tmp_path / "a")
+    meter = next(c for c in result["checks"] if c["id"] == "BJ-meter-accounting")
+    growth = next(m["value"] for m in meter["measurements"] if m["name"] == "linked_tables_growth_cents")
+    assert meter["verdict"] == "pass" and growth > 0  # the other two tables' wagers
+    lost = run_scenario(parse_scenario(text.replace("rounds: 20", "rounds: 40") +
+                                       "faults: {progressive: {power_loss_at_s: 400.0}}\n", "t.yaml"),
+                        load_bench(), load_rules(), tmp_path / "b")
+    assert {c["id"]: c["verdict"] for c in lost["checks"]}["BJ-meter-accounting"] == "fail"
