@@ -150,6 +150,14 @@ class RoundView:
                     cur.top_stop = ev
         return rv
 
+    def by_croupier(self, kind: str) -> list[Event]:
+        """The croupier's records of ``kind`` this round, in order."""
+        return [e for e in self.events if e.device == "croupier" and e.kind == kind]
+
+    def by_devices(self, kind: str) -> list[Event]:
+        """The devices' reports of ``kind`` this round, in order."""
+        return [e for e in self.events if e.device != "croupier" and e.kind == kind]
+
     @property
     def settled(self) -> bool:
         return self.end is not None and not self.end.payload.get("void", False)

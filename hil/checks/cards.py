@@ -21,12 +21,14 @@ from rules.cards import Card
 CROUPIER = "croupier"
 
 
-def _croupier(rv: RoundView, kind: str) -> list[Event]:
-    return [e for e in rv.events if e.device == CROUPIER and e.kind == kind]
+def cards_read(rv: RoundView) -> dict[str, list[Card]]:
+    """Position -> the cards the reader reported for it this round, in order."""
+    hands: dict[str, list[Card]] = defaultdict(list)
+    for e in rv.events:
+        if e.device != CROUPIER and e.kind == "card_read":
+            hands[e.payload["position"]].append(Card.parse(e.payload["card"]))
+    return hands
 
-
-def _device(rv: RoundView, kind: str) -> list[Event]:
-    return [e for e in rv.events if e.device != CROUPIER and e.kind == kind]
 
 
 class CardCheck(Check):
@@ -43,7 +45,7 @@ class CardCheck(Check):
     def _players_presses(self, rv: RoundView) -> list[Event]:
         """The players' progressive wagers the system accepted before "no more bets" (not the rig's
         probe seat; a press recognised inside the lock-out latency is the lock-out check's)."""
-        for e in _croupier(rv, "lockout_probe"):
+        for e in rv.by_croupier("lockout_probe"):
             self.probe_seat = e.payload["seat"]
         close = rv.no_more_bets.sim_time if rv.no_more_bets is not None else math.inf
         return [p for p in rv.presses if p.payload["accepted"] and p.payload["seat"] != self.probe_seat
@@ -80,7 +82,7 @@ class ChipsEqualAccepted(CardCheck):
         self.rounds += 1
         presses = self._players_presses(rv)
         seats_accepted = sorted(p.payload["seat"] for p in presses)
-        collected = _croupier(rv, "progressive_collect")
+        collected = rv.by_croupier("progressive_collect")
         seats_collected = sorted(c.payload["seat"] for c in collected)
         self.accepted += len(presses)
         self.collected += len(collected)
@@ -185,7 +187,7 @@ class MeterAccounting(CardCheck):
         if not self.meter:
             return
         incs: dict[int, dict[str, Event]] = defaultdict(dict)
-        for e in _device(rv, "meter_increment"):
+        for e in rv.by_devices("meter_increment"):
             incs[e.payload["press_id"]][e.payload["meter"]] = e
         for e in rv.events:
             if e.device == CROUPIER:
@@ -303,7 +305,7 @@ class SideSettlement(CardCheck):
 
     def observe(self, rv: RoundView) -> None:
         self.rounds += 1
-        wagers = {e.payload["wager_id"]: e.payload for e in _croupier(rv, "wager")}
+        wagers = {e.payload["wager_id"]: e.payload for e in rv.by_croupier("wager")}
         done: dict[str, Event] = {}
         for e in rv.collects + rv.pays + rv.refunds:
             wid = e.payload["wager_id"]
@@ -312,9 +314,7 @@ class SideSettlement(CardCheck):
             done[wid] = e
         if not wagers or not rv.settled:
             return
-        hands: dict[str, list[Card]] = defaultdict(list)
-        for e in _device(rv, "card_read"):
-            hands[e.payload["position"]].append(Card.parse(e.payload["card"]))
+        hands = cards_read(rv)
         if not hands.get("dealer-up") or not hands.get("dealer-hole"):
             self.finding(rv.n, rv.end, "side wagers settled without the dealer's cards read")
             return
@@ -326,7 +326,7 @@ class SideSettlement(CardCheck):
             return t["progressive_paytable"] if wager == t.get("progressive") else t["side"][wager]
 
         meters = {}
-        for e in _device(rv, "meter_hit"):
+        for e in rv.by_devices("meter_hit"):
             meters[e.payload["meter"]] = int(e.payload["jackpot_cents"])
         winners: dict[str, int] = defaultdict(int)
         crowns = 0

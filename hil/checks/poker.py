@@ -12,13 +12,14 @@ Crazy 4: ``wager_accepted``/``wager_refused``, ``no_more_bets``, ``position_acce
 from __future__ import annotations
 
 import re
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, ClassVar
 
 from hil.checks.base import Check, Measurement, RoundView
+from hil.checks.cards import cards_read
 from hil.trace import Event
 from rules import criss_cross
 from rules.cards import Card
@@ -28,19 +29,6 @@ from rules.uth import (SideWagerSettlement, settle_bad_beat, settle_play_the_boa
 
 CROUPIER = "croupier"
 BOARD = tuple(f"board-{i}" for i in range(1, 6))
-
-
-def _croupier(rv: RoundView, kind: str) -> list[Event]:
-    return [e for e in rv.events if e.device == CROUPIER and e.kind == kind]
-
-
-def cards_read(rv: RoundView) -> dict[str, list[Card]]:
-    """Position -> the cards the reader reported for it this round, in order."""
-    hands: dict[str, list[Card]] = defaultdict(list)
-    for e in rv.events:
-        if e.device != CROUPIER and e.kind == "card_read":
-            hands[e.payload["position"]].append(Card.parse(e.payload["card"]))
-    return hands
 
 
 # ------------------------------------------------------------------------------ side wagers
@@ -68,7 +56,8 @@ class PokerSideCheck(Check):
 
     def observe(self, rv: RoundView) -> None:
         self.rounds += 1
-        wagers = {e.payload["wager_id"]: e.payload for e in _croupier(rv, "wager") if e.payload["wager"] == self.wager}
+        wagers = {e.payload["wager_id"]: e.payload for e in rv.by_croupier("wager")
+                  if e.payload["wager"] == self.wager}
         if not wagers:
             return
         done: dict[str, Event] = {}

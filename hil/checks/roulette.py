@@ -28,14 +28,6 @@ CROUPIER = "croupier"
 
 
 # --------------------------------------------------------------------------- the round's evidence
-def croupier(rv: RoundView, kind: str) -> list[Event]:
-    return [e for e in rv.events if e.device == CROUPIER and e.kind == kind]
-
-
-def device(rv: RoundView, kind: str) -> list[Event]:
-    return [e for e in rv.events if e.device != CROUPIER and e.kind == kind]
-
-
 def valid_ball(rv: RoundView) -> Event | None:
     """The wheel's ``ball_result`` of the spin the croupier validated (None: no valid spin)."""
     last = None
@@ -87,13 +79,13 @@ class IlluminationAfterWagers(TableCheck):
     def observe(self, rv: RoundView) -> None:
         self.rounds += 1
         nmb = rv.no_more_bets
-        wagers = croupier(rv, "wager")
+        wagers = rv.by_croupier("wager")
         if nmb is not None:
             for w in wagers:
                 if float(w.payload["placed_s"]) >= nmb.sim_time:
                     self.finding(rv.n, w, f"wager {w.payload['wager_id']} placed at {w.payload['placed_s']:.3f} s "
                                  f"accepted after \"no more bets\" ({nmb.sim_time:.3f} s)")
-        for ev in device(rv, "illumination"):
+        for ev in rv.by_devices("illumination"):
             self.illuminations += 1
             t = _t(ev)
             if nmb is None or t < nmb.sim_time:
@@ -132,7 +124,7 @@ class DistinctNumbers(TableCheck):
 
     def observe(self, rv: RoundView) -> None:
         self.rounds += 1
-        for ev in device(rv, "illumination"):
+        for ev in rv.by_devices("illumination"):
             self.illuminations += 1
             numbers = ev.payload["numbers"]
             self.sizes[len(numbers)] += 1
@@ -192,7 +184,7 @@ class PaytableValues(TableCheck):
 
     def observe(self, rv: RoundView) -> None:
         self.rounds += 1
-        for ev in device(rv, "illumination"):
+        for ev in rv.by_devices("illumination"):
             for n, m in zip(ev.payload["numbers"], ev.payload["multipliers"]):
                 self.values += 1
                 if int(m) not in self.allowed:
@@ -224,7 +216,7 @@ class StraightPayouts(TableCheck):
 
     def observe(self, rv: RoundView) -> None:
         self.rounds += 1
-        wagers = {e.payload["wager_id"]: e for e in croupier(rv, "wager") if e.payload["kind"] == "straight"}
+        wagers = {e.payload["wager_id"]: e for e in rv.by_croupier("wager") if e.payload["kind"] == "straight"}
         settled: dict[str, Event] = {}
         for e in rv.collects + rv.pays + rv.refunds:
             if e.payload.get("kind") == "straight":
@@ -242,7 +234,7 @@ class StraightPayouts(TableCheck):
         result = ball.payload["pocket"]
         rx = self.table.get("roulette_x")
         lit = None
-        if rx is not None and (ill := device(rv, "illumination")):
+        if rx is not None and (ill := rv.by_devices("illumination")):
             try:
                 lit = _lit(self.table, self.wheel, ill[-1])
             except RouletteXError:
@@ -311,7 +303,7 @@ class LitUniformity(TableCheck):
     def observe(self, rv: RoundView) -> None:
         self.rounds += 1
         n = len(self.pockets)
-        for ev in device(rv, "illumination"):
+        for ev in rv.by_devices("illumination"):
             numbers = {pocket_key(x) for x in ev.payload["numbers"]}
             self.selections += 1
             p = len(numbers) / n
@@ -353,10 +345,10 @@ class UpCheck(TableCheck):
 
     def follow(self, rv: RoundView) -> None:
         """After the round: the croupier's tracker as its last ``streak`` record left it."""
-        for w in croupier(rv, "wager"):
+        for w in rv.by_croupier("wager"):
             if w.payload["kind"] == "up" and rv.settled:
                 self.streak_wagers.append(w.payload)
-        for s in croupier(rv, "streak"):
+        for s in rv.by_croupier("streak"):
             self.numbers = [] if s.payload["ended"] else list(s.payload["numbers"])
             if s.payload["ended"]:
                 self.streak_wagers = []
@@ -381,9 +373,9 @@ class StreakRules(UpCheck):
         self.rounds += 1
         if self.up is None:
             return
-        recs = croupier(rv, "streak")
+        recs = rv.by_croupier("streak")
         ball = valid_ball(rv) if rv.settled else None
-        new_up = any(w.payload["kind"] == "up" for w in croupier(rv, "wager"))
+        new_up = any(w.payload["kind"] == "up" for w in rv.by_croupier("wager"))
         active = bool(self.numbers) or (new_up and rv.settled)
         if ball is None or not active:
             for r in recs:
@@ -434,7 +426,7 @@ class UpWagerTiming(UpCheck):
         self.rounds += 1
         if self.up is None:
             return
-        wagers = croupier(rv, "wager")
+        wagers = rv.by_croupier("wager")
         seats = {w.payload["seat"] for w in wagers if w.payload["kind"] == "straight"}
         nmb = rv.no_more_bets
         for w in wagers:
@@ -450,7 +442,7 @@ class UpWagerTiming(UpCheck):
                              "Roulette wager")
             if nmb is not None and float(p["placed_s"]) >= nmb.sim_time:
                 self.finding(rv.n, w, f"Roulette Up wager {p['wager_id']} placed after \"no more bets\"")
-        self.refused += sum(1 for r in croupier(rv, "wager_rejected") if r.payload.get("kind") == "up")
+        self.refused += sum(1 for r in rv.by_croupier("wager_rejected") if r.payload.get("kind") == "up")
         self.follow(rv)
 
     def verdict(self):
@@ -485,9 +477,9 @@ class UpSettlement(UpCheck):
             return
         pending = {w["wager_id"]: w for w in self.streak_wagers}
         if rv.settled:
-            pending.update({w.payload["wager_id"]: w.payload for w in croupier(rv, "wager") if w.payload["kind"] == "up"})
-        ended = [s for s in croupier(rv, "streak") if s.payload["ended"]]
-        settles = croupier(rv, "up_settle")
+            pending.update({w.payload["wager_id"]: w.payload for w in rv.by_croupier("wager") if w.payload["kind"] == "up"})
+        ended = [s for s in rv.by_croupier("streak") if s.payload["ended"]]
+        settles = rv.by_croupier("up_settle")
         if not ended:
             for s in settles:
                 self.finding(rv.n, s, f"{s.payload['wager_id']} settled while its streak goes on")
@@ -561,9 +553,9 @@ class ProgressiveMeter(UpCheck):
         self.rounds += 1
         if self.prog is None:
             return
-        incs = {e.payload["wager_id"]: e for e in croupier(rv, "meter_increment")}
+        incs = {e.payload["wager_id"]: e for e in rv.by_croupier("meter_increment")}
         if rv.settled:
-            for w in croupier(rv, "wager"):
+            for w in rv.by_croupier("wager"):
                 if w.payload["kind"] != "up":
                     continue
                 self.meter += self.rate * int(w.payload["stake_cents"])
@@ -579,8 +571,8 @@ class ProgressiveMeter(UpCheck):
                 self.meter = Fraction(int(e.payload["meter_cents"])) + Fraction(e.payload.get("meter_residue", "0"))
         for e in incs.values():
             self.finding(rv.n, e, f"meter incremented for {e.payload['wager_id']}, not an accepted wager of a played round")
-        hits = croupier(rv, "meter_hit")
-        shares = [s for s in croupier(rv, "up_settle") if "meter_share_cents" in s.payload]
+        hits = rv.by_croupier("meter_hit")
+        shares = [s for s in rv.by_croupier("up_settle") if "meter_share_cents" in s.payload]
         if shares and not hits:
             self.finding(rv.n, shares[0], "the meter was paid but no hit recorded")
         for h in hits:
