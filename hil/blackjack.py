@@ -158,11 +158,13 @@ class BlackjackController(TableCroupier):
 
         # the meters won, and by whom (§ 633b.18(j), § 633b.21(e)(3): shared equally)
         winners: dict[str, list[dict]] = defaultdict(list)
+        percent: dict[str, int] = {}  # meter -> the share of it the hand wins
         for w in wagers:
             if w["wager"] == t.progressive:
                 mp = meter_won(w["wager"], paytable_of(w["wager"]), hands[f"seat-{w['seat']}"], up, hole, suit)
                 if mp is not None:
                     winners[mp.meter].append(w)
+                    percent[mp.meter] = mp.percent
         meters: dict[str, int] = {}
         if winners:
             lights = [self.wagering.light_win(w["seat"], True) for ws in winners.values() for w in ws
@@ -203,9 +205,7 @@ class BlackjackController(TableCroupier):
                 paid += payload["returned_cents"] + s.envy_bonus_cents
                 self._say("pay", payload)
         for meter, ws in winners.items():
-            percent = meter_won(ws[0]["wager"], paytable_of(ws[0]["wager"]), hands[f"seat-{ws[0]['seat']}"],
-                                up, hole, suit).percent
-            ev = self.wagering.pay_meter(meter, percent, len(ws))
+            ev = self.wagering.pay_meter(meter, percent[meter], len(ws))
             yield ev | self.env.timeout(self.sc.croupier.bonus_timeout_s)
             if ev.processed:
                 payout: MeterPayout = ev.value

@@ -119,13 +119,9 @@ def _card_wagers() -> dict[str, tuple]:
 
     out = {}
     for name in CARD_WAGER_MODULES:
-        try:
-            mod = importlib.import_module(name)
-        except ImportError:  # a module not shipped (yet)
-            continue
-        decks = getattr(mod, "DEFAULT_DECKS", (6, 8))
+        mod = importlib.import_module(name)
         for wager, fn in mod.RTP_WAGERS.items():
-            out[wager] = (fn, tuple(mod.PAYTABLES_OF[wager]), decks)
+            out[wager] = (fn, tuple(mod.PAYTABLES_OF[wager]), mod.DEFAULT_DECKS)
     return out
 
 

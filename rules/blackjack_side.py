@@ -590,6 +590,9 @@ def blazing_sevens_multi_rtp(paytable_name: str, decks: int) -> tuple[SideWagerR
 
 
 #: The CLI's entry point: wager name -> (paytable name as typed, decks) -> RTP entries.
+#: the deck counts ``croupier rtp`` shows by default (the shoes the issue's acceptance names)
+DEFAULT_DECKS = (6, 8)
+
 RTP_WAGERS: Mapping[str, Callable[[str, int], tuple[SideWagerRtp, ...]]] = MappingProxyType({
     "twenty-one-plus-three": twenty_one_plus_three_rtp,
     "royal-match": royal_match_rtp,
