@@ -444,13 +444,21 @@ class ProgressiveSystem(WageringDevice, Protocol):
     the wager, e.g. ``"1/5"``; ``linked``: a linked progressive, § 605a.8; ``link_id``),
     ``betting_open``, ``lockout_command``, ``press`` (as ``WageringDevice``; a press refused while
     the link to the controller is lost has reason ``"link_lost"``), ``meter_increment`` (for every
-    accepted wager that incremented a meter, one per meter, after its ``press``: ``press_id``,
-    ``meter``, ``amount_cents`` the cents shown grew by, ``value_cents`` shown after,
-    ``device_time_s`` of the press), ``win_light`` (``seat``, ``on``, ``device_time_s``; only when
+    accepted wager the dealer confirmed, one per meter: ``press_id``, ``meter``, ``amount_cents`` the
+    cents shown grew by, ``value_cents`` shown after, ``device_time_s`` of the confirmation),
+    ``press_void`` (``press_id``, ``reason``, ``device_time_s``: an accepted press never confirmed —
+    the rig's probe, a press after "no more bets" — dropped without touching a meter),
+    ``confirm_refused`` (``press_id``, ``device_time_s``: a confirmation of a press not pending), ``win_light`` (``seat``, ``on``, ``device_time_s``; only when
     the light changes), ``meter_reading`` (``MeterReading``), ``meter_hit`` (``MeterPayout``),
     ``link_lost`` (``device_time_s``), ``link_restored`` (``device_time_s``, ``meters``: the values
     re-read from the controller), ``power_loss`` (``device_time_s``).
     """
+
+    def confirm_wagers(self, press_ids: Sequence[int]) -> simpy.Event:
+        """The dealer's confirmation, after "no more bets", of the presses that are players' wagers:
+        only these increment the meters; every other accepted press of the round is dropped
+        (``press_void``). Succeeds with the tuple of press ids that incremented."""
+        ...
 
     def light_win(self, seat: int, on: bool) -> simpy.Event:
         """Light (or put out) ``seat``'s win light now — the light the dealer verifies before a

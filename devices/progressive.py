@@ -11,8 +11,9 @@ never rounded away. The controller's state can be snapshotted and restored exact
 restore the meters to the cent and to the residue).
 
 ``ProgressiveTableSim`` is a ``devices.wagering.WageringSim`` (same press timing, lock-out latency
-and armed probe — a press is a progressive wager) that also increments the meters on each accepted
-wager, lights the seats' win lights, reads the meters and pays them. Its link to the controller can
+and armed probe — a press is a progressive wager) that also increments the meters for each accepted
+wager the dealer confirms after "no more bets" (``confirm_wagers``: never the rig's probe presses
+nor a press recognised inside the lock-out latency), lights the seats' win lights, reads the meters and pays them. Its link to the controller can
 be lost (a fault knob): while it is lost the table refuses progressive wagers (``"link_lost"``) and
 shows the last meter values it had; when it is restored it re-reads them from the controller.
 
@@ -315,7 +316,7 @@ class ProgressiveTableSim(WageringSim):
         self.link_up = True
         self._shown: dict[str, int] | None = None  # the meters shown while the link is lost
         self.lights = [False] * params.seats
-        self._increments: dict[int, list[Increment]] = {}  # press id -> its increments, reported at the answer
+        self._pending: dict[int, int] = {}  # accepted press id -> stake, until the dealer confirms it
         #: ground truth for tests (never telemetry): accepted wagers whose increments were lost
         self.lost_increments: list[int] = []
         telemetry(name, "device_info", self.info())
@@ -339,26 +340,53 @@ class ProgressiveTableSim(WageringSim):
             return "link_lost"  # progressive wagering is disabled while the meters cannot be incremented
         return reason
 
+    def open_betting(self) -> None:
+        """A new round: presses of the last one never confirmed are dropped (``press_void``)."""
+        self._drop_pending("not_confirmed")
+        super().open_betting()
+
     def press(self, seat: int, spot: str, stake_cents: int) -> simpy.Event:
-        """A progressive wager pressed now (``WageringSim.press``); an accepted one increments the
-        meters at once, reported (``meter_increment``) right after its answer."""
+        """A progressive wager pressed now (``WageringSim.press``). An accepted press is *pending*:
+        it increments the meters only when the dealer confirms it (``confirm_wagers``), so a press
+        the croupier refuses — one made after "no more bets" inside the lock-out latency, or the
+        rig's own probe press — never feeds a meter."""
         answered = super().press(seat, spot, stake_cents)
         answer: PressAnswer = answered.value  # a Timeout carries its value from the start
         if answer.accepted:
-            if not self.link_up or (self.params.lost_increment_probability > 0
-                                    and self.rng.random() < self.params.lost_increment_probability):
-                self.lost_increments.append(answer.press_id)
-            else:
-                self._increments[answer.press_id] = self.controller.increment(stake_cents)
+            self._pending[answer.press_id] = stake_cents
         return answered
 
-    def _answer(self, event: simpy.Event) -> None:
-        super()._answer(event)
-        a: PressAnswer = event.value
-        for inc in self._increments.pop(a.press_id, ()):
-            self.telemetry(self.name, "meter_increment", {
-                "press_id": a.press_id, "meter": inc.meter, "amount_cents": inc.amount_cents,
-                "value_cents": inc.value_cents, "device_time_s": a.device_time_s})
+    def confirm_wagers(self, press_ids) -> simpy.Event:
+        """The dealer's confirmation, after "no more bets", of the round's wagers (press ids it
+        accepted as players' wagers): each confirmed pending press increments every meter now
+        (``meter_increment`` per meter, ``device_time_s`` of the confirmation); every other pending
+        press of the round is dropped (``press_void``). Succeeds with the ids that incremented after
+        ``answer_delay_s``. An id that is not pending (unknown, refused, already confirmed) is
+        ignored and reported (``confirm_refused``)."""
+        now = self.env.now
+        done: list[int] = []
+        for pid in press_ids:
+            pid = int(pid)
+            stake = self._pending.pop(pid, None)
+            if stake is None:
+                self.telemetry(self.name, "confirm_refused", {"press_id": pid, "device_time_s": now})
+                continue
+            if not self.link_up or (self.params.lost_increment_probability > 0
+                                    and self.rng.random() < self.params.lost_increment_probability):
+                self.lost_increments.append(pid)
+                continue
+            for inc in self.controller.increment(stake):
+                self.telemetry(self.name, "meter_increment", {
+                    "press_id": pid, "meter": inc.meter, "amount_cents": inc.amount_cents,
+                    "value_cents": inc.value_cents, "device_time_s": now})
+            done.append(pid)
+        self._drop_pending("not_confirmed")
+        return self.env.timeout(self.params.answer_delay_s, value=tuple(done))
+
+    def _drop_pending(self, reason: str) -> None:
+        for pid in sorted(self._pending):
+            self.telemetry(self.name, "press_void", {"press_id": pid, "reason": reason, "device_time_s": self.env.now})
+        self._pending.clear()
 
     # ----------------------------------------------------------- lights, meters
     def light_win(self, seat: int, on: bool) -> simpy.Event:

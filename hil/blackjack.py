@@ -58,7 +58,8 @@ class BlackjackController(TableCroupier):
     def _round(self, n: int):
         env, cr, shoe = self.env, self.sc.croupier, self.dev.shoe
         self.trace.round = n
-        self.answers, self.probe_answers, self.chips = [], [], []
+        self._new_round_presses()
+        self.chips = []
         if shoe.needs_shuffle:
             self._say("shuffle")
             yield shoe.shuffle()
@@ -78,6 +79,10 @@ class BlackjackController(TableCroupier):
         self._update_search()
         self.stats["rounds"] += 1
         wagers = self._accept(n, t_lock)
+        if self.table.progressive:  # the meters grow only from the confirmed players' wagers
+            confirm = [a for a in self.answers if a.accepted] if self.faults.settle_late_presses \
+                else [self._press_of[w["wager_id"]] for w in wagers if w["wager_id"] in self._press_of]
+            yield from self._confirm_presses(confirm)
         seats = sorted({w["seat"] for w in wagers})
         if not seats:
             self._say("round_end", {"round": n, "void": False, "wagers": 0})
@@ -109,11 +114,12 @@ class BlackjackController(TableCroupier):
         """§ 633b.17(e): the dealer verifies the progressive chips against the wagers the system
         accepted, collects them; chip side wagers placed before "no more bets" are accepted."""
         t = self.table
-        probe = self.sc.lockout.probe.seat if self.sc.lockout.probe else None
-        # the wagers the system accepted before "no more bets" (a press it recognised inside its
-        # lock-out latency has no chips on the layout: the lock-out check judges it)
-        accepted = {a.seat: a for a in self.answers if a.accepted and a.spot == self.spot and a.seat != probe
-                    and a.device_time_s < t_close}
+        # the wagers the system accepted before "no more bets" (TableCroupier._player_presses: a
+        # press it recognised inside its lock-out latency, or the rig's probe, is never a wager)
+        presses = [a for a in self.answers if a.accepted and a.spot == self.spot] if self.faults.settle_late_presses \
+            else self._player_presses(t_close, [self.spot])
+        accepted = {a.seat: a for a in presses}
+        self._press_of: dict[str, object] = {}
         wagers: list[dict] = []
         progressive_chips = 0
         for i, (at, seat, wager, stake) in enumerate(sorted(self.chips), 1):
@@ -130,6 +136,7 @@ class BlackjackController(TableCroupier):
             w = {"wager_id": f"{n}-{i}", "seat": seat, "wager": wager, "stake_cents": stake, "placed_s": at}
             if wager == t.progressive and seat in accepted:
                 w["press_id"] = accepted[seat].press_id
+                self._press_of[w["wager_id"]] = accepted[seat]
             wagers.append(w)
             self._say("wager", w)
         if t.progressive:
@@ -244,12 +251,14 @@ def run_linked_tables(env: simpy.Environment, primary: object, count: int, scena
         period = cr.betting_window_s + cr.spin_delay_s + cr.between_rounds_s + 8.0  # ≈ a round with its deal
         while True:
             table.open_betting()
+            pressed: list = []
             for seat in range(1, pl.count + 1):
                 if rng.random() < pl.progressive_probability:
                     env.timeout(float(rng.uniform(0, cr.betting_window_s))).callbacks.append(
-                        lambda _e, seat=seat: table.press(seat, spot, t.progressive_stake_cents))
+                        lambda _e, seat=seat: pressed.append(table.press(seat, spot, t.progressive_stake_cents)))
             yield env.timeout(cr.betting_window_s)
             table.lock_out()
+            table.confirm_wagers([e.value.press_id for e in pressed if e.value.accepted])
             yield env.timeout(period - cr.betting_window_s)
 
     for table in tables:

@@ -61,6 +61,8 @@ class TableCroupier:
         pr = scenario.lockout.probe
         self.search = BoundarySearch.for_budget(scenario.lockout.budget_s, pr.step_s, pr.presses) if pr else None
         self.probe_answers: list[tuple[float, bool]] = []
+        #: this round's presses made by the rig's own actuator (the lock-out probe): never wagers
+        self.probe_press_ids: set[int] = set()
         self.chips: list[tuple[float, int, str, int]] = []  # a card table's: (time, seat, wager, stake)
         self.stats: dict[str, int] = {}
 
@@ -145,11 +147,56 @@ class TableCroupier:
             armed = self.wagering.arm_probe(pr.seat, probe_spot, pr.stake_cents, offsets)
             for off, ev in zip(offsets, armed):
                 ev.callbacks.append(self._collect)
-                ev.callbacks.append(lambda e, off=off: self.probe_answers.append((off, e.ok and e.value.accepted)))
+                ev.callbacks.append(lambda e, off=off: self._probe_answered(off, e))
         if pl.count and late_spots and rng.random() < pl.late_press_probability:
             late = t_lock + float(rng.uniform(0, pl.late_press_window_s))
             self._press_at(late, int(rng.integers(1, pl.count + 1)), late_spots[int(rng.integers(len(late_spots)))],
                            100 * int(rng.integers(1, 11)))
+
+    def _probe_answered(self, offset_s: float, ev: simpy.Event) -> None:
+        if ev.ok:
+            self.probe_press_ids.add(ev.value.press_id)
+        self.probe_answers.append((offset_s, ev.ok and ev.value.accepted))
+
+    def _new_round_presses(self) -> None:
+        self.answers, self.probe_answers, self.probe_press_ids = [], [], set()
+
+    def _player_presses(self, t_no_more_bets: float, spots: Sequence[str] | None = None) -> list[PressAnswer]:
+        """The one path from an accepted press to a wager, for every table (§ 690.2(a),
+        § 617b.4(c)(2), § 633b.17(c)(2)): a press is a player's wager only if the device accepted it
+        *before* the croupier's "no more bets" instant ``t_no_more_bets`` (device time, mapped into
+        the rig's time by the adapter) and it is not the rig's own actuator press (the lock-out
+        probe: its presses are measurements, never wagers). A press the device accepted at or after
+        the instant — even inside its allowed lock-out latency — is refused here and recorded
+        (``wager_rejected`` with its ``press_id`` and ``latency_s`` after "no more bets"); it is
+        never collected, paid or confirmed to a progressive system. Returns the on-time player
+        presses (on ``spots`` when given), in device-time order."""
+        out: list[PressAnswer] = []
+        for a in sorted(self.answers, key=lambda a: (a.device_time_s, a.press_id)):
+            if not a.accepted or a.press_id in self.probe_press_ids:
+                continue
+            if spots is not None and a.spot not in spots:
+                continue
+            if a.device_time_s >= t_no_more_bets:
+                self._say("wager_rejected", {"kind": "press", "seat": a.seat, "press_id": a.press_id,
+                                             "spot": a.spot, "stake_cents": a.stake_cents,
+                                             "latency_s": round(a.device_time_s - t_no_more_bets, 9),
+                                             "reason": "placed after no more bets"})
+                self.stats["late_presses_refused"] = self.stats.get("late_presses_refused", 0) + 1
+                continue
+            out.append(a)
+        return out
+
+    def _confirm_presses(self, presses: Sequence[PressAnswer]):
+        """A progressive system increments its meters only for the wagers the dealer confirms
+        (``ProgressiveSystem.confirm_wagers``): the on-time player presses, never the probe's or a
+        late press. Waits for the device's answer (at most ``croupier.bonus_timeout_s``)."""
+        confirm = getattr(self.wagering, "confirm_wagers", None)
+        if confirm is None:
+            return None
+        ev = confirm([a.press_id for a in presses])
+        yield ev | self.env.timeout(self.sc.croupier.bonus_timeout_s)
+        return ev.value if ev.processed else None
 
     def _update_search(self) -> None:
         if self.search is not None and self.probe_answers:
@@ -169,6 +216,7 @@ class CrazyTimeController(TableCroupier):
         super().__init__(env, devices.wagering, trace, scenario, rng)
         self.dev, self.rules = devices, rules
         self.spin_count = 0
+        self.t_no_more_bets = 0.0
         self.stats = {"rounds": 0, "spins": 0, "void_spins": 0, "void_rounds": 0}
         self.bonus = BonusCroupier(env, devices, self._say, scenario, self.prng)
 
@@ -176,8 +224,7 @@ class CrazyTimeController(TableCroupier):
     def _round(self, n: int):
         env, cr = self.env, self.sc.croupier
         self.trace.round = n
-        self.answers = []
-        self.probe_answers = []
+        self._new_round_presses()
         self._say("round_start", {"round": n})
         self.dev.wagering.open_betting()
         self._say("betting_open", {"window_s": cr.betting_window_s})
@@ -196,8 +243,7 @@ class CrazyTimeController(TableCroupier):
             result = yield from self._spin_until_valid(n, announce_after=False)
 
         self._update_search()
-        accepted = [a for a in self.answers if a.accepted]
-        wagers = [Wager(f"{n}-{a.press_id}", a.seat, a.spot, a.stake_cents) for a in accepted]
+        wagers = self._wagers(n)
         self.stats["rounds"] += 1
         if result is None:
             self._void(n, wagers, "respin_limit")
@@ -218,6 +264,23 @@ class CrazyTimeController(TableCroupier):
             bonus_odds = {seat: ToOne(v) for seat, v in values.items()}
         self._settle(n, wagers, stop, top, spot, outcome, bonus_odds)
 
+    def _wagers(self, n: int) -> list[Wager]:
+        """This round's wagers: the players' presses accepted before "no more bets"
+        (``TableCroupier._player_presses``), each recorded (``wager``, with its ``press_id``).
+        ``faults.croupier.settle_late_presses`` (a wrong croupier) also takes the late ones and the
+        probe's."""
+        if self.faults.settle_late_presses:
+            presses = [a for a in self.answers if a.accepted]
+        else:
+            presses = self._player_presses(self.t_no_more_bets)
+        wagers = []
+        for a in presses:
+            w = Wager(f"{n}-{a.press_id}", a.seat, a.spot, a.stake_cents)
+            self._say("wager", {"wager_id": w.wager_id, "seat": a.seat, "spot": a.spot, "press_id": a.press_id,
+                                "stake_cents": a.stake_cents, "placed_s": a.device_time_s})
+            wagers.append(w)
+        return wagers
+
     def _void(self, n: int, wagers: list[Wager], reason: str) -> None:
         """A round that cannot be settled: every accepted wager refunded, never partial data."""
         self.stats["void_rounds"] += 1
@@ -227,6 +290,7 @@ class CrazyTimeController(TableCroupier):
         self._say("round_end", {"round": n, "void": True, "reason": reason, "wagers": len(wagers)})
 
     def _no_more_bets(self) -> None:
+        self.t_no_more_bets = self.env.now
         self._say("no_more_bets")  # § 690.2(a)
         self.dev.wagering.lock_out()
         if self.dev.lockout_counter is not None:  # an independent edge-to-edge figure

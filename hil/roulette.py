@@ -219,7 +219,8 @@ class RouletteController(TableCroupier):
     def _round(self, n: int):
         env, cr = self.env, self.sc.croupier
         self.trace.round = n
-        self.answers, self.probe_answers, self.chips = [], [], []
+        self._new_round_presses()
+        self.chips = []
         self._say("round_start", {"round": n})
         self.wagering.open_betting()
         self._say("betting_open", {"window_s": cr.betting_window_s, "roulette_up_open": self.up_open})
@@ -311,13 +312,11 @@ class RouletteController(TableCroupier):
             self._say("wager", {"wager_id": wid, "kind": "straight", "seat": seat, "number": pocket_json(number),
                                 "stake_cents": stake, "placed_s": t})
         ups: list[UpWager] = []
-        for a in sorted((a for a in self.answers if a.accepted and a.spot == UP_SPOT), key=lambda a: a.device_time_s):
-            if a.seat == self._probe_seat:  # the rig's actuator: measured, never a player's wager
-                continue
+        presses = [a for a in self.answers if a.accepted and a.spot == UP_SPOT] if self.faults.settle_late_presses \
+            else self._player_presses(t_close, [UP_SPOT])  # late and probe presses refused there
+        for a in presses:
             reason = None
-            if a.device_time_s >= t_close:  # recognised within the device's lock-out latency
-                reason = "placed after no more bets"
-            elif not self.up_open and not self.faults.up_accept_mid_streak:
+            if not self.up_open and not self.faults.up_accept_mid_streak:
                 reason = "the Roulette Up streak has started (§ 617b.4(d))"
             elif a.seat not in seats_with_roulette_wager:
                 reason = "no Roulette wager by this player (§ 617b.4(a))"

@@ -112,6 +112,9 @@ class CroupierFaults(pydantic.BaseModel):
     skip_revolution_check: bool = False  # settles spins of < 3 revolutions (§ 690.2(b))
     settle_between_sections: bool = False  # settles an on-peg spin on the section before (§ 690.2(d))
     pay_before_collect: bool = False  # pays winners before collecting losers (§ 690.2(e)-(f))
+    #: turns every press the device accepted into a wager: late ones (inside the device's lock-out
+    #: latency) and the rig's own probe presses too (§ 690.2(a), § 617b.4(c)(2), § 633b.17(c)(2))
+    settle_late_presses: bool = False
     payout_error_cents: int = 0  # added to every winning payment (§ 690.4)
     ignore_top_slot: bool = False  # settles without the Top Slot multiplier (§ 690.3(c)(1))
     # ---- bonus games (§§ 690.5–690.8)

@@ -150,6 +150,30 @@ class RoundView:
                     cur.top_stop = ev
         return rv
 
+    @property
+    def probe_seat(self) -> int | None:
+        """The seat the rig's actuator presses this round (the lock-out probe), if it probed."""
+        probe = next((e for e in self.events if e.device == "croupier" and e.kind == "lockout_probe"), None)
+        return None if probe is None else probe.payload.get("seat")
+
+    def is_probe_press(self, press: Event) -> bool:
+        """A press of the rig's own actuator: on the probe seat, at or after the device received
+        the lock-out command (the probe's offsets are after it)."""
+        seat = self.probe_seat
+        if seat is None or press.payload.get("seat") != seat or self.lockout_command is None:
+            return False
+        return press.payload["device_time_s"] >= self.lockout_command.payload.get("device_time_s", self.lockout_command.sim_time)
+
+    def wager_presses(self, spots: tuple[str, ...] | None = None) -> dict[int, Event]:
+        """The one rule every table's checks share (§ 690.2(a), § 617b.4(c)(2), § 633b.17(c)(2)): a
+        press is a player's wager only if the *device* reports it accepted, timestamped (device time
+        mapped into the rig's) before the croupier's "no more bets", and it is not the rig's probe.
+        press_id -> the device's ``press`` report."""
+        nmb = self.no_more_bets.sim_time if self.no_more_bets is not None else float("inf")
+        return {p.payload["press_id"]: p for p in self.presses
+                if p.payload["accepted"] and p.payload["device_time_s"] < nmb and not self.is_probe_press(p)
+                and (spots is None or p.payload.get("spot") in spots)}
+
     def by_croupier(self, kind: str) -> list[Event]:
         """The croupier's records of ``kind`` this round, in order."""
         return [e for e in self.events if e.device == "croupier" and e.kind == kind]

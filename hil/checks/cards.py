@@ -186,23 +186,28 @@ class MeterAccounting(CardCheck):
         self.rounds += 1
         if not self.meter:
             return
-        incs: dict[int, dict[str, Event]] = defaultdict(dict)
-        for e in rv.by_devices("meter_increment"):
-            incs[e.payload["press_id"]][e.payload["meter"]] = e
+        # the meters grow only from the players' wagers: presses the system accepted before "no more
+        # bets", never the rig's probe nor a press inside the lock-out latency (RoundView.wager_presses)
+        wagers = rv.wager_presses()
+        incremented: dict[int, set[str]] = defaultdict(set)
         for e in rv.events:
             if e.device == CROUPIER:
                 continue
-            if e.kind == "press" and e.payload["accepted"]:
-                self.increments += 1
-                for name, m in self.meter_info.items():
-                    self.meter[name] += Fraction(m["increment_rate"]) * int(e.payload["stake_cents"])
-                    inc = incs.get(e.payload["press_id"], {}).get(name)
-                    if inc is None:
-                        self.finding(rv.n, e, f"accepted wager (press {e.payload['press_id']}) did not increment "
-                                     f"the {name} meter")
-                        self.meter[name] -= Fraction(m["increment_rate"]) * int(e.payload["stake_cents"])
-                    else:
-                        self._expect_shown(rv, inc, name, int(inc.payload["value_cents"]), "after the increment")
+            if e.kind == "meter_increment":
+                pid, name = e.payload["press_id"], e.payload["meter"]
+                press = wagers.get(pid)
+                if name not in self.meter_info:
+                    continue
+                if press is None:
+                    self.finding(rv.n, e, f"{name} meter incremented for press {pid}, which is no player's wager "
+                                 "accepted before \"no more bets\" (a late press, the rig's probe, or no press)")
+                    self.meter[name] = Fraction(int(e.payload["value_cents"]))  # resynchronise
+                    continue
+                if name in incremented[pid]:
+                    self.finding(rv.n, e, f"{name} meter incremented twice for press {pid}")
+                incremented[pid].add(name)
+                self.meter[name] += Fraction(self.meter_info[name]["increment_rate"]) * int(press.payload["stake_cents"])
+                self._expect_shown(rv, e, name, int(e.payload["value_cents"]), "after the increment")
             elif e.kind == "meter_reading":
                 for name, shown in e.payload["meters"].items():
                     if name in self.meter and e.payload.get("link_up", True):
@@ -224,6 +229,11 @@ class MeterAccounting(CardCheck):
                 else:
                     self.meter[name] -= share * int(p["winners"])
                 self._expect_shown(rv, e, name, int(p["value_cents"]), "after the payout")
+        for pid, press in wagers.items():
+            self.increments += 1
+            for name in self.meter_info:
+                if name not in incremented[pid]:
+                    self.finding(rv.n, press, f"accepted wager (press {pid}) did not increment the {name} meter")
 
     def verdict(self):
         m = [Measurement("increments", self.increments, "wagers"), Measurement("meter_hits", self.hits, "hits")]

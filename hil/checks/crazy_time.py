@@ -345,11 +345,14 @@ class SettlementCheck(Check):
 
     def observe(self, rv: RoundView) -> None:
         self.rounds += 1
-        accepted = {f"{rv.n}-{p.payload['press_id']}": p for p in rv.presses if p.payload["accepted"]}
+        # the wagers: the players' presses the device accepted before "no more bets" (never a late
+        # press inside the lock-out latency, never the rig's probe): RoundView.wager_presses
+        accepted = {f"{rv.n}-{pid}": p for pid, p in rv.wager_presses().items()}
         settled_ids = [e.payload["wager_id"] for e in rv.collects + rv.pays + rv.refunds]
         for wid in settled_ids:
             if wid not in accepted:
-                self.finding(rv.n, None, f"wager {wid} settled but the wagering device never accepted it")
+                self.finding(rv.n, None, f"wager {wid} settled but it is no press the wagering device accepted "
+                             "from a player before \"no more bets\" (§ 690.2(a))")
         missing = sorted(set(accepted) - set(settled_ids))
         if rv.end is not None and missing:
             self.finding(rv.n, rv.end, f"accepted wager(s) {missing[:5]} never settled")
