@@ -87,7 +87,21 @@ class TableCroupier:
         """Before the first round (a table's set-up records)."""
 
     def _after_round(self) -> None:
-        """After each round, before its trace commit (a table's durable state)."""
+        """After each round, before its trace commit."""
+
+    # ------------------------------------------------------------------ durable state
+    def state(self) -> dict | None:
+        """The table's durable state after the last round (a JSON-able dict: streak tracker, meters
+        and reserves a simulated device holds, ...), or None for a table without state. The runner
+        commits it in the same SQLite transaction as the round's trace events
+        (``TraceWriter.commit(state=...)``), so a kill -9 at any instant leaves state equal to the
+        last committed round."""
+        return None
+
+    def restore(self, state: dict) -> None:
+        """Go on from a ``state()`` read back from the trace (``croupier run --resume``): the
+        streak, and the meters of a simulated device (a real device keeps its own)."""
+        raise NotImplementedError(f"{type(self).__name__} keeps no state to resume")
 
     def _round(self, n: int):
         raise NotImplementedError
