@@ -264,7 +264,7 @@ class Crazy4Controller(TableCroupier):
         self.offer = Crazy4Offer(four_card_progressive=t.four_card_progressive,
                                  five_card_progressive=t.five_card_progressive,
                                  five_card_hand_bonus=t.five_card_hand_bonus)
-        self.state = Crazy4Table(self.offer)
+        self.layout = Crazy4Table(self.offer)
         self.requests = 0
         self.second_plays: set[int] = set()
         self.stats = {"rounds": 0, "requests": 0, "accepted": 0, "refused": 0, "positions_refused": 0,
@@ -283,7 +283,7 @@ class Crazy4Controller(TableCroupier):
     def _round(self, n: int):
         env, cr = self.env, self.sc.croupier
         self.trace.round = n
-        self.state, self.requests, self.second_plays = Crazy4Table(self.offer), 0, set()
+        self.layout, self.requests, self.second_plays = Crazy4Table(self.offer), 0, set()
         self._say("round_start", {"round": n})
         self._say("betting_open", {"window_s": cr.betting_window_s})
         self._schedule_players(cr.betting_window_s)
@@ -293,15 +293,15 @@ class Crazy4Controller(TableCroupier):
         yield env.timeout(cr.spin_delay_s + PLAY_DECISION_S + self.sc.players.late_press_window_s + 1.0)
         self.stats["rounds"] += 1
         positions = {str(k): {"player": p.player, "wagers": {str(w): a for w, a in p.amounts.items()}}
-                     for k, p in sorted(self.state.positions.items())}
+                     for k, p in sorted(self.layout.positions.items())}
         self._say("round_end", {"round": n, "void": False, "requests": self.requests, "positions": positions})
 
     def _no_more_bets(self) -> None:
         """§ 657a.7(c): "no more bets"; every position judged (§ 657a.7(d)(1)); the Play Wagers of
         the positions that stand follow the (unplayed) deal."""
         self._say("no_more_bets")
-        before = self.state
-        decisions, self.state = self.state.announce_no_more_bets()
+        before = self.layout
+        decisions, self.layout = self.layout.announce_no_more_bets()
         for d in decisions:
             pos = before.positions[d.position]
             self.stats["positions_refused"] += not d.accepted
@@ -310,7 +310,7 @@ class Crazy4Controller(TableCroupier):
                        "wagers": {str(w): a for w, a in pos.amounts.items()}})
         pl, rnd, now, cr = self.sc.players, self.prng, self.env.now, self.sc.croupier
         for seat in range(1, pl.count + 1):
-            pos = self.state.positions.get(seat)
+            pos = self.layout.positions.get(seat)
             if pos is None or rnd.random() >= pl.play_probability:
                 continue
             ante = pos.amount(Crazy4Wager.ANTE)  # the amount is § 657a.11(b)'s (not supplied): 1× or 3× the Ante
@@ -398,7 +398,7 @@ class Crazy4Controller(TableCroupier):
         if f.crazy4_accept_second_position:
             seen = replace(seen, player=f"{req.player}@{req.position}")
         if (f.crazy4_accept_unequal_super_bonus and req.wager is Crazy4Wager.SUPER_BONUS
-                and req.action is Action.PLACE and (pos := self.state.positions.get(req.position)) is not None):
+                and req.action is Action.PLACE and (pos := self.layout.positions.get(req.position)) is not None):
             short = pos.amount(Crazy4Wager.ANTE) - pos.amount(Crazy4Wager.SUPER_BONUS)
             if short > 0:
                 seen = replace(seen, amount_cents=short)
@@ -406,13 +406,13 @@ class Crazy4Controller(TableCroupier):
 
     def _decide(self, req: WagerRequest) -> None:
         """Accept or refuse the request by ``rules.crazy4`` (§ 657a.7) and record the decision."""
-        table = self.state
+        table = self.layout
         as_if_open = (self.faults.crazy4_accept_after_no_more_bets and table.no_more_bets
                       and req.wager is not Crazy4Wager.PLAY)
         if as_if_open:
             table = replace(table, no_more_bets=False)
         d, after = table.request(self._as_seen(req))
-        self.state = replace(after, no_more_bets=True) if as_if_open else after
+        self.layout = replace(after, no_more_bets=True) if as_if_open else after
         self.requests += 1
         self.stats["requests"] += 1
         self.stats["accepted" if d.accepted else "refused"] += 1
