@@ -66,7 +66,8 @@ def run(
     out: Annotated[Path, typer.Option(help="output folder: report.json, junit.xml, traces/")] = Path("out"),
     jobs: Annotated[int, typer.Option(help="worker processes (default: all cores; 1 with real devices)")] = 0,
     resume: Annotated[bool, typer.Option(
-        help="Roulette: start each table's streak tracker from OUT/state (a restarted rig), not empty")] = False,
+        help="go on with a killed run: each scenario's trace in OUT/traces continues after its last committed "
+             "round, from the table's state committed with it (streaks, meters)")] = False,
     max_rounds: Annotated[Optional[int], typer.Option(
         help="cap every scenario's rounds (a smoke run: statistical checks may become indeterminate)")] = None,
 ) -> None:
@@ -97,7 +98,8 @@ def run(
     except ConfigError as exc:
         raise _bad_input(exc) from None
     out.mkdir(parents=True, exist_ok=True)
-    _archive_previous(out)
+    if not resume:
+        _archive_previous(out)
     # Real devices are one of each: their scenarios run one after the other.
     jobs = 1 if loaded_bench.config.real_time else (jobs or min(len(scenarios), os.cpu_count() or 1))
     results = run_suite(scenarios, loaded_bench, loaded_rules, out, seed, jobs, loaded_rx, resume)
@@ -238,20 +240,47 @@ def _rtp_doc(game: str, rules: Path | None, paytable: str | None, wheel: str | N
 @app.command()
 def check(
     trace: Annotated[Path, typer.Argument(help="a trace .sqlite file written by `croupier run`")],
-    budget_s: Annotated[float, typer.Option(help="lock-out latency budget, s")] = 0.010,
-    top_slot_tolerance_s: Annotated[float, typer.Option(help="Top Slot start tolerance, s")] = 0.100,
-    chi2_alpha: Annotated[float, typer.Option(help="significance level of the χ² test")] = 0.01,
+    budget_s: Annotated[Optional[float], typer.Option(
+        help="override the lock-out latency budget the trace recorded, s (reported)")] = None,
+    top_slot_tolerance_s: Annotated[Optional[float], typer.Option(
+        help="override the Top Slot start tolerance the trace recorded, s (reported)")] = None,
+    chi2_alpha: Annotated[Optional[float], typer.Option(
+        help="override the χ² significance level the trace recorded (reported)")] = None,
 ) -> None:
-    """Re-run the checks on a recorded trace (the trace alone is the evidence)."""
+    """Re-run the checks on a recorded trace (the trace alone is the evidence), with the limits and
+    the expectation the run recorded in it; an override is explicit and reported. Exit 0 when the
+    trace meets its scenario's expectation, 1 when not, 2 for a file that is no trace."""
+    import sqlite3
+
     from hil.checks import CheckConfig, run_checks
+    from hil.runner import judge
+    from hil.trace import TraceReader
 
     if not trace.exists():
         sys.stderr.write(f"error: {trace}: no such trace\n")
         raise typer.Exit(EXIT_BAD_INPUT)
-    results = run_checks(trace, CheckConfig(lockout_budget_s=budget_s, top_slot_start_tolerance_s=top_slot_tolerance_s,
-                                            chi2_alpha=chi2_alpha))
-    sys.stdout.write(orjson.dumps([r.to_json() for r in results], option=orjson.OPT_INDENT_2).decode() + "\n")
-    raise typer.Exit(EXIT_EXPECTATION if any(r.verdict == "fail" for r in results) else EXIT_OK)
+    try:
+        with TraceReader(trace) as reader:
+            meta = reader.meta()
+    except (sqlite3.DatabaseError, ValueError) as exc:
+        sys.stderr.write(f"error: {trace}: not a Croupier trace ({exc})\n")
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    recorded = CheckConfig.from_json(meta.get("check_config"))
+    overrides = {k: v for k, v in (("lockout_budget_s", budget_s), ("top_slot_start_tolerance_s", top_slot_tolerance_s),
+                                   ("chi2_alpha", chi2_alpha)) if v is not None}
+    config = dataclasses.replace(recorded, **overrides)
+    results = [r.to_json() for r in run_checks(trace, config)]
+    expect = (meta.get("expect") or {}).get("fail", [])
+    verdict = judge(results, expect)
+    out = {"trace": str(trace), "scenario": meta.get("scenario"), "check_config": dataclasses.asdict(config),
+           "check_config_recorded": "check_config" in meta,
+           "overrides": {k: {"recorded": getattr(recorded, k), "used": v} for k, v in overrides.items()},
+           "expected_failures": expect, **verdict, "checks": results}
+    if overrides:
+        sys.stderr.write("note: judged with overrides of the recorded limits: "
+                         + ", ".join(f"{k} {getattr(recorded, k)} -> {v}" for k, v in overrides.items()) + "\n")
+    sys.stdout.write(orjson.dumps(out, option=orjson.OPT_INDENT_2).decode() + "\n")
+    raise typer.Exit(EXIT_OK if verdict["expectation_met"] else EXIT_EXPECTATION)
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []})

@@ -70,16 +70,18 @@ class TableCroupier:
         self.trace.record(CROUPIER, kind, payload)
 
     # ------------------------------------------------------------------ rounds
-    def run(self, rounds: int) -> simpy.Process:
-        return self.env.process(self._run(rounds))
+    def run(self, rounds: int, first: int = 1) -> simpy.Process:
+        """Rounds ``first``..``rounds`` (a resumed run starts after the last committed round)."""
+        return self.env.process(self._run(rounds, first))
 
-    def _run(self, rounds: int):
+    def _run(self, rounds: int, first: int = 1):
         between = self.sc.croupier.between_rounds_s
         self._before_rounds()
-        for n in range(1, rounds + 1):
+        for n in range(first, rounds + 1):
             yield from self._round(n)
             self._after_round()
-            self.trace.commit()  # durable at least once per round
+            # durable once per round, the table's state in the same transaction as the round's events
+            self.trace.commit(state=self.state())
             if between:
                 yield self.env.timeout(between)
 

@@ -7,6 +7,7 @@ number of workers (every random stream derives from the scenario's seed).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import importlib.resources
 import os
@@ -22,15 +23,13 @@ from typing import Any
 import numpy as np
 import simpy
 
-from hil.bench import LoadedBench, build_devices
+from hil.bench import LoadedBench
 from hil.clock import WallClockEnvironment
 from hil.checks import CheckConfig, run_checks
 from hil.config import ConfigError, read_text
-from hil.blackjack import BlackjackController, run_linked_tables
-from hil.controller import CROUPIER, CrazyTimeController, bench_record
-from hil.poker_tables import POKER_CONTROLLERS
-from hil.roulette import RouletteController, StreakStore, table_rules
-from hil.scenario import LoadedScenario
+from hil.controller import CROUPIER
+from hil.scenario import LoadedScenario, Scenario
+from hil.tables import TableContext, table_for
 from hil.trace import TraceWriter
 from hil.transport.ioloop import IoLoop
 from rules.roulette_x import ROULETTE_X_REFERENCE_RESOURCE, parse_roulette_x_submission
@@ -70,11 +69,6 @@ def load_roulette_x_rules(path: Path | None = None) -> LoadedRules:
     return LoadedRules(*load_submission(path, ROULETTE_X_REFERENCE_RESOURCE, parse_roulette_x_submission))
 
 
-#: The card tables whose paytables are the regulation's own (no Rules Submission file): trace metadata.
-TABLE_REGULATIONS = {"blackjack": "§§ 633b.17–633b.21", "uth": "§§ 653b.2–653b.5", "criss-cross": "§ 674b.1",
-                     "crazy-4": "§ 657a.7"}
-
-
 def effective_seed(scenario_seed: int, name: str, override: int | None) -> int:
     """The scenario's own seed, or — with ``--seed`` — one derived from it and the scenario name
     (so scenarios of one run still draw independent streams)."""
@@ -83,26 +77,71 @@ def effective_seed(scenario_seed: int, name: str, override: int | None) -> int:
     return int(np.random.SeedSequence([override, zlib.crc32(name.encode())]).generate_state(1, np.uint64)[0])
 
 
+def check_config(sc: Scenario) -> CheckConfig:
+    """The limits the scenario sets for its checks (recorded in the trace: ``check_config``)."""
+    return CheckConfig(
+        lockout_budget_s=sc.lockout.budget_s,
+        top_slot_start_tolerance_s=sc.checks.top_slot_start_tolerance_s,
+        chi2_alpha=sc.checks.chi2_alpha,
+        chi2_min_spins=sc.checks.chi2_min_spins,
+        max_wire_faults=sc.checks.max_wire_faults,
+        max_void_spin_ratio=sc.checks.max_void_spin_ratio,
+        max_void_round_ratio=sc.checks.max_void_round_ratio,
+    )
+
+
+def trace_meta(loaded: LoadedScenario, bench: LoadedBench, rules: LoadedRules | None, seed: int) -> dict[str, Any]:
+    """A trace's metadata: it stands alone as evidence — which scenario (and its hash), seed, bench,
+    rules, the check limits and the scenario's expectation, so ``croupier check`` judges it exactly
+    as the run did."""
+    sc = loaded.scenario
+    table = table_for(sc.game)
+    return {
+        "scenario": sc.name, "scenario_sha256": loaded.sha256, "seed": seed, "game": sc.game,
+        "bench": bench.config.name, "bench_source": bench.source,
+        # a card table's paytables are the regulation's own (rules/bj_paytables.py, rules/uth.py, ...)
+        "rules": table.regulation or (rules.submission.name if rules else None),
+        "rules_sha256": None if table.regulation else (rules.sha256 if rules else None),
+        "check_config": dataclasses.asdict(check_config(sc)),
+        "expect": {"fail": sorted(sc.expect.fail)},
+        "rounds_requested": sc.rounds,
+    }
+
+
+class ResumeError(RuntimeError):
+    pass
+
+
 def simulate(loaded: LoadedScenario, bench: LoadedBench, rules: LoadedRules, trace_path: Path,
-             seed: int, roulette_x: LoadedRules | None = None, state_dir: Path | None = None,
+             seed: int, roulette_x: LoadedRules | None = None, resume: bool = False,
              ) -> tuple[dict[str, int], float]:
     """Drive the scenario's rounds on the bench, recording the trace; returns the croupier's
     tallies and the simulated time. An exception is recorded in the trace, then re-raised.
 
-    A Roulette table draws its illuminator from ``roulette_x`` (default: the shipped reference
-    Rules Submission) and keeps its streak tracker in ``state_dir``/<scenario>.streak.json when
-    given (a run resumes the streak saved there)."""
+    The table comes from the registry (``hil.tables``). A Roulette table draws its illuminator
+    from ``roulette_x`` (default: the shipped reference Rules Submission). With ``resume`` and a
+    trace at ``trace_path`` a killed run left, the run goes on in that trace after its last
+    committed round, from the table's state committed with it (ResumeError when it cannot)."""
     sc = loaded.scenario
-    if sc.game == "roulette":
-        rules = roulette_x or load_roulette_x_rules()
-    writer = TraceWriter(trace_path, {
-        "scenario": sc.name, "scenario_sha256": loaded.sha256, "seed": seed, "game": sc.game,
-        "bench": bench.config.name, "bench_source": bench.source,
-        # a card table's paytables are the regulation's own (rules/bj_paytables.py, rules/uth.py, ...)
-        "rules": TABLE_REGULATIONS.get(sc.game) or rules.submission.name,
-        "rules_sha256": None if sc.game in TABLE_REGULATIONS else rules.sha256,
-    })
-    io = built = None
+    table = table_for(sc.game)
+    game_rules = {"crazy-time": rules, "roulette-x": roulette_x or load_roulette_x_rules()}.get(table.rules_kind)
+    point = None
+    if resume and trace_path.exists():
+        point = TraceWriter.resume_point(trace_path)
+        if point.meta.get("scenario_sha256") != loaded.sha256 or point.meta.get("seed") != seed:
+            raise ResumeError(f"{trace_path}: recorded by another scenario file or seed; not resumed")
+        if point.last_round > 0 and point.state is None and table.stateful:
+            raise ResumeError(f"{trace_path}: no table state committed with round {point.last_round}")
+        if point.complete:
+            return {}, 0.0
+        writer = TraceWriter.reopen(trace_path)
+        # fresh streams for the rounds after the restart: never a replay of rounds 1.. (recorded)
+        seed_seq = np.random.SeedSequence([seed, point.last_round + 1])
+    else:
+        writer = TraceWriter(trace_path, trace_meta(loaded, bench, game_rules, seed))
+        seed_seq = np.random.SeedSequence(seed)
+    io = None
+    ctx = None
     try:
         cfg = bench.config
         env = WallClockEnvironment(cfg.time_scale) if cfg.real_time else simpy.Environment()
@@ -111,53 +150,30 @@ def simulate(loaded: LoadedScenario, bench: LoadedBench, rules: LoadedRules, tra
             io = IoLoop()
             writer.before_commit.append(
                 lambda: (s := env.lateness.drain()) and writer.record(CROUPIER, "clock_lateness", s))
-        ss_devices, ss_croupier = np.random.SeedSequence(seed).spawn(2)
-        croupier_rng = np.random.Generator(np.random.PCG64(ss_croupier))
-        if sc.game == "roulette":
-            assert sc.table is not None
-            rx = table_rules(rules.submission, sc.table)
-            built = build_devices(env, bench, sc.device_overrides(), None, ss_devices, writer.record, io,
-                                  roles=sc.roles, roulette_x=rx)
-            bench_record(writer, built.params)
-            writer.record(CROUPIER, "rules", rx.model_dump(mode="json", by_alias=True))
-            store = StreakStore(state_dir / f"{sc.name}.streak.json") if state_dir is not None else None
-            ctl = RouletteController(env, built.devices, writer, sc, rx, croupier_rng, store)
-            writer.record(CROUPIER, "table", ctl.describe())
-            env.run(until=ctl.run(sc.rounds))
-            return dict(ctl.stats), env.now
-        if sc.game == "blackjack":
-            built = build_devices(env, bench, sc.device_overrides(), None, ss_devices, writer.record, io, roles=sc.roles)
-            bench_record(writer, built.params)
-            bj = BlackjackController(env, built.devices, writer, sc, croupier_rng)
-            if sc.cards is not None and sc.cards.linked_tables > 1:
-                run_linked_tables(env, built.devices.progressive, sc.cards.linked_tables - 1, sc,
-                                  np.random.Generator(np.random.PCG64(ss_croupier.spawn(1)[0])))
-            writer.record(CROUPIER, "table", bj.describe())
+        first = 1
+        if point is not None:
+            first = point.last_round + 1
+            writer.round = first
+        ss_devices, ss_croupier = seed_seq.spawn(2)
+        ctx = TableContext(sc, bench, game_rules, env, writer, io, ss_devices, ss_croupier,
+                           record_setup=point is None)
+        ctl = table.build(ctx)
+        if point is not None:
+            writer.round = first
+            writer.record(CROUPIER, "resumed", {"from_round": point.last_round, "next_round": first,
+                                                 "stream": [seed, first], "state": point.state})
+            if point.state is not None:
+                ctl.restore(point.state)
             writer.commit()
-            env.run(until=bj.run(sc.rounds))
-            return dict(bj.stats), env.now
-        if sc.game in POKER_CONTROLLERS:  # the poker tables: the shoe (UTH, Criss-Cross), or no device (Crazy 4)
-            built = build_devices(env, bench, sc.device_overrides(), None, ss_devices, writer.record, io, roles=sc.roles)
-            bench_record(writer, built.params)
-            poker = POKER_CONTROLLERS[sc.game](env, built.devices, writer, sc, croupier_rng)
-            writer.record(CROUPIER, "table", poker.describe())
-            writer.commit()
-            env.run(until=poker.run(sc.rounds))
-            return dict(poker.stats), env.now
-        built = build_devices(env, bench, sc.device_overrides(), rules.submission, ss_devices, writer.record, io)
-        bench_record(writer, built.params)
-        writer.record(CROUPIER, "rules", rules.submission.model_dump(mode="json", by_alias=True))
-        writer.commit()
-        ctl = CrazyTimeController(env, built.devices, writer, sc, rules.submission, croupier_rng)
-        env.run(until=ctl.run(sc.rounds))
-        bonus = {f"bonus_{game.replace('-', '_')}": n for game, n in ctl.bonus.stats.items()}
-        return {**ctl.stats, **bonus}, env.now
+        env.run(until=ctl.run(sc.rounds, first))
+        writer.record(CROUPIER, "run_end", {"rounds": sc.rounds})
+        return table.stats(ctl), env.now
     except Exception:
         writer.record(CROUPIER, "run_error", {"traceback": traceback.format_exc()})
         raise
     finally:
-        if built is not None:
-            built.close()
+        if ctx is not None and ctx.built is not None:
+            ctx.built.close()
         if io is not None:
             io.close()
         writer.close()
@@ -168,8 +184,8 @@ def run_scenario(
     roulette_x: LoadedRules | None = None, resume: bool = False,
 ) -> dict[str, Any]:
     """Run one scenario to completion and check its trace; never raises for a scenario's own
-    failure (a crash is recorded in the result, the trace kept). A Roulette table's streak tracker
-    is kept in ``out_dir``/state; it starts empty unless ``resume``."""
+    failure (a crash is recorded in the result, the trace kept). With ``resume`` a trace a killed
+    run left in ``out_dir`` goes on from its last committed round."""
     sc = loaded.scenario
     seed = effective_seed(sc.seed, sc.name, seed_override)
     trace_rel = Path("traces") / f"{sc.name}.sqlite"
@@ -185,33 +201,28 @@ def run_scenario(
     error = None
     stats: dict[str, int] = {}
     sim_time = 0.0
-    state_dir = out_dir / "state"
-    if not resume:
-        (state_dir / f"{sc.name}.streak.json").unlink(missing_ok=True)
     try:
-        stats, sim_time = simulate(loaded, bench, rules, trace_path, seed, roulette_x, state_dir)
+        stats, sim_time = simulate(loaded, bench, rules, trace_path, seed, roulette_x, resume)
     except Exception:  # noqa: BLE001 — a crashed scenario is a result, and its trace is kept
         error = traceback.format_exc()
-    cfg = CheckConfig(
-        lockout_budget_s=sc.lockout.budget_s,
-        top_slot_start_tolerance_s=sc.checks.top_slot_start_tolerance_s,
-        chi2_alpha=sc.checks.chi2_alpha,
-        chi2_min_spins=sc.checks.chi2_min_spins,
-    )
-    checks = [c.to_json() for c in run_checks(trace_path, cfg)] if trace_path.exists() else []
-    failed = {c["id"] for c in checks if c["verdict"] == "fail"}
-    expected = set(sc.expect.fail)
+    checks = [c.to_json() for c in run_checks(trace_path, check_config(sc))] if trace_path.exists() else []
     result.update(
         stats=stats,
         sim_time_s=round(sim_time, 6),
         wall_s=round(time.perf_counter() - wall0, 3),
-        unexpected_failures=sorted(failed - expected),
-        missed_failures=sorted(expected - failed),
-        expectation_met=error is None and failed == expected,
         error=error,
         checks=checks,
+        **judge(checks, sc.expect.fail, error),
     )
     return result
+
+
+def judge(checks: list[dict[str, Any]], expected_fail, error: str | None = None) -> dict[str, Any]:
+    """Whether a scenario met its expectation: no error, and exactly the checks it names fail."""
+    failed = {c["id"] for c in checks if c["verdict"] == "fail"}
+    expected = set(expected_fail)
+    return {"unexpected_failures": sorted(failed - expected), "missed_failures": sorted(expected - failed),
+            "expectation_met": error is None and failed == expected}
 
 
 def _job(args: tuple) -> dict[str, Any]:

@@ -132,7 +132,11 @@ class CroupierFaults(pydantic.BaseModel):
     up_continue_on_equal: bool = False  # an equal number continues the streak (§ 617b.4(g)(2)(i))
     up_continue_after_36: bool = False  # 36 does not end the streak (§ 617b.4(g)(2)(ii))
     up_push_collected: bool = False  # a "Push" is collected as a loss (§ 617b.4(h))
-    up_meter_no_increment: bool = False  # accepted progressive wagers do not increment the meter (§ 617b.4(h)(2))
+    up_meter_no_increment: bool = False  # never confirms its Roulette Up wagers to the progressive system (§ 617b.4(h)(2))
+    #: records a Roulette Up wager for a Roulette player who pressed nothing the device accepted (§ 617b.4(c)(1))
+    up_wager_without_press: bool = False
+    #: the croupier's tracker ends a streak at this length, not the paytable's longest (§ 617b.4(g)(2)(iii))
+    up_longest_streak: int | None = Field(None, ge=1)
     # ---- Blackjack side wagers (§§ 633b.17–633b.21)
     progressive_chips_mismatch: bool = False  # collects chips for every press, accepted or not (§ 633b.17(e))
     skip_win_light: bool = False  # pays a meter without lighting the seat's win light (§ 633b.17(f)(2))
@@ -157,6 +161,11 @@ class CheckSettings(pydantic.BaseModel):
     top_slot_start_tolerance_s: float = Field(0.100, gt=0)
     chi2_alpha: float = Field(0.01, gt=0, lt=1)
     chi2_min_spins: int = Field(1_000, ge=54)
+    #: the run's own evidence (EVIDENCE-link): wire faults, and the shares of void spins and void
+    #: rounds a scenario tolerates before it is judged on a broken link (normal play: 0, 1 %, 0)
+    max_wire_faults: int = Field(0, ge=0)
+    max_void_spin_ratio: float = Field(0.01, ge=0, le=1)
+    max_void_round_ratio: float = Field(0.0, ge=0, le=1)
 
 
 class Table(pydantic.BaseModel):
@@ -185,6 +194,14 @@ class Table(pydantic.BaseModel):
     @property
     def progressive(self) -> bool:
         return self.roulette_up is not None and self.roulette_up.startswith("P")
+
+    def wagering_meters(self) -> list[dict[str, Any]] | None:
+        """The ``roulette_wagering`` role's meters: a progressive Roulette Up paytable's row
+        (§ 617b.4(h)(2), ``rules.roulette_up.meter_spec``) on this table's progressive wager; None
+        for a table without a progressive paytable (a plain wagering device)."""
+        from rules.roulette_up import meter_spec
+
+        return [meter_spec(self.roulette_up, self.progressive_stake_cents)] if self.progressive else None
 
 
 class CardTable(pydantic.BaseModel):
@@ -382,6 +399,8 @@ class Scenario(pydantic.BaseModel):
         if self.table is not None:
             for role in ("ball_wheel", "illuminator"):
                 out[role].setdefault("wheel", self.table.wheel)
+            if (meters := self.table.wagering_meters()) is not None:  # the progressive table game system (§ 617b.4(c))
+                out["roulette_wagering"].setdefault("meters", meters)
         if self.game in POKER_GAMES and "shoe" in out:
             out["shoe"].setdefault("decks", 1)  # one 52-card deck, shuffled before every round
         if self.cards is not None:

@@ -23,6 +23,7 @@ SCHEMA_VERSION = 1
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS state (round INTEGER PRIMARY KEY, state TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS events (
     seq      INTEGER PRIMARY KEY,
     round    INTEGER NOT NULL,
@@ -48,29 +49,80 @@ class Event:
     payload: dict[str, Any]
 
 
+@dataclass(frozen=True)
+class ResumePoint:
+    """Where a trace killed mid-run goes on: the last round committed whole (its ``round_end``
+    and the table's state of that round, committed in one transaction), and the next sequence
+    number."""
+
+    last_round: int
+    last_seq: int
+    state: dict[str, Any] | None
+    meta: dict[str, Any]
+    complete: bool  # the run finished (``run_end`` recorded)
+
+
+class TraceError(RuntimeError):
+    pass
+
+
 class TraceWriter:
-    """Appends events; ``commit()`` makes everything so far durable (called once per round).
+    """Appends events; ``commit()`` makes everything so far durable (called once per round),
+    together with the table's durable state of that round (table ``state``) in the same SQLite
+    transaction: a kill -9 at any instant leaves the state equal to the last committed round.
 
     WAL journal: a crash of the rig loses nothing committed, and a reader (a live dashboard,
-    a lab re-running the checks) may read while the run goes on.
+    a lab re-running the checks) may read while the run goes on. ``TraceWriter.reopen`` goes on
+    appending to a trace a killed run left (``croupier run --resume``).
     """
 
-    def __init__(self, path: Path, meta: dict[str, Any]) -> None:
+    def __init__(self, path: Path, meta: dict[str, Any], *, _reopen: bool = False) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        if self.path.exists():
+        if self.path.exists() and not _reopen:
             raise FileExistsError(f"{self.path}: a trace is append-only; refusing to overwrite it")
         self._db = sqlite3.connect(self.path, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_DDL)
         self._seq = 0
+        if _reopen:
+            self._seq = self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0]
         self._pending: list[tuple] = []
         self.round = 0
         self.clock: Any = None  # anything with a ``now`` (the simpy.Environment); None = time 0
         #: called at each commit, before writing (e.g. to record the clock's lateness)
         self.before_commit: list[Callable[[], None]] = []
-        self.set_meta({"trace_schema": SCHEMA_VERSION, **meta})
+        if not _reopen:
+            self.set_meta({"trace_schema": SCHEMA_VERSION, **meta})
+
+    @staticmethod
+    def resume_point(path: Path) -> ResumePoint:
+        """Where the trace at ``path`` goes on. TraceError when it cannot: a round committed
+        without its ``round_end`` after the last whole one (a run that ended by an error, not a
+        kill: resuming would mix two rounds' events)."""
+        with TraceReader(path) as r:
+            db = r._db
+            meta = r.meta()
+            last = db.execute("SELECT COALESCE(MAX(round), 0) FROM events WHERE device='croupier' "
+                              "AND kind='round_end'").fetchone()[0]
+            beyond = db.execute("SELECT COUNT(*) FROM events WHERE round > ?", (last,)).fetchone()[0]
+            complete = db.execute("SELECT COUNT(*) FROM events WHERE device='croupier' AND kind='run_end'"
+                                  ).fetchone()[0] > 0
+            row = db.execute("SELECT round, state FROM state ORDER BY round DESC LIMIT 1").fetchone()
+            last_seq = db.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0]
+        if beyond:
+            raise TraceError(f"{path}: {beyond} event(s) of a round after round {last} were committed without "
+                             "its round_end (the run ended by an error): it cannot be resumed")
+        if row is not None and row[0] > last:
+            raise TraceError(f"{path}: the state of round {row[0]} is ahead of the last committed round {last}")
+        state = orjson.loads(row[1]) if row is not None else None
+        return ResumePoint(last, last_seq, state, meta, complete)
+
+    @classmethod
+    def reopen(cls, path: Path) -> TraceWriter:
+        """Go on appending to an existing trace (its metadata kept)."""
+        return cls(path, {}, _reopen=True)
 
     def set_meta(self, meta: dict[str, Any]) -> None:
         self._db.executemany(
@@ -87,12 +139,17 @@ class TraceWriter:
         )
         return self._seq
 
-    def commit(self) -> None:
+    def commit(self, state: dict[str, Any] | None = None) -> None:
+        """Make every event so far durable; with ``state``, the table's durable state after round
+        ``self.round`` is written in the same transaction (never ahead of the events, never behind)."""
         for hook in self.before_commit:
             hook()
-        if self._pending:
+        if self._pending or state is not None:
             self._db.execute("BEGIN")
             self._db.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?)", self._pending)
+            if state is not None:
+                self._db.execute("INSERT OR REPLACE INTO state(round, state) VALUES (?, ?)",
+                                 (self.round, orjson.dumps(state, option=orjson.OPT_NON_STR_KEYS).decode()))
             self._db.execute("COMMIT")
             self._pending.clear()
 
@@ -137,6 +194,15 @@ class TraceReader:
             current.append(ev)
         if current:
             yield rnd, current
+
+    def states(self) -> Iterator[tuple[int, dict[str, Any]]]:
+        """The table's committed state per round (``TraceWriter.commit(state=...)``)."""
+        try:
+            rows = self._db.execute("SELECT round, state FROM state ORDER BY round").fetchall()
+        except sqlite3.OperationalError:  # a trace written before the state table existed
+            return
+        for rnd, text in rows:
+            yield rnd, orjson.loads(text)
 
     def count(self) -> int:
         return self._db.execute("SELECT COUNT(*) FROM events").fetchone()[0]

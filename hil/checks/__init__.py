@@ -8,6 +8,7 @@ from hil.checks import crazy_time
 from hil.checks.base import BenchView, Check, CheckConfig, CheckResult, RoundView
 from hil.checks.bonus import BONUS_CHECKS
 from hil.checks.cards import BLACKJACK_CHECKS
+from hil.checks.evidence import EVIDENCE_CHECKS
 from hil.checks.poker import CRAZY4_CHECKS, CRISS_CROSS_CHECKS, UTH_CHECKS
 from hil.checks.roulette import ROULETTE_CHECKS
 from hil.trace import TraceReader
@@ -24,7 +25,9 @@ GAME_CHECKS: dict[str, tuple[type[Check], ...]] = {
     "criss-cross": CRISS_CROSS_CHECKS,
     "crazy-4": CRAZY4_CHECKS,
 }
-ALL_CHECKS: tuple[type[Check], ...] = tuple(c for checks in GAME_CHECKS.values() for c in checks)
+# every table's run is judged on its own evidence too (wire faults, void spins and rounds)
+GAME_CHECKS = {game: checks + EVIDENCE_CHECKS for game, checks in GAME_CHECKS.items()}
+ALL_CHECKS: tuple[type[Check], ...] = tuple(dict.fromkeys(c for checks in GAME_CHECKS.values() for c in checks))
 CHECK_IDS: frozenset[str] = frozenset(c.id for c in ALL_CHECKS)
 
 
@@ -32,10 +35,12 @@ def checks_for(game: str) -> tuple[type[Check], ...]:
     return GAME_CHECKS[game]
 
 
-def run_checks(trace_path: Path, config: CheckConfig) -> list[CheckResult]:
+def run_checks(trace_path: Path, config: CheckConfig | None = None) -> list[CheckResult]:
     """Run the checks of the trace's game over the trace at ``trace_path``, streaming it round
-    by round."""
+    by round, with ``config`` — by default the limits the trace recorded (``check_config``)."""
     with TraceReader(trace_path) as reader:
+        if config is None:
+            config = CheckConfig.from_json(reader.meta().get("check_config"))
         checks: list[Check] = [cls(config) for cls in checks_for(reader.meta().get("game", "crazy-time"))]
         for n, events in reader.rounds():
             if n == 0:

@@ -72,6 +72,17 @@ class CheckConfig:
     top_slot_start_tolerance_s: float = 0.100
     chi2_alpha: float = 0.01
     chi2_min_spins: int = 1_000
+    #: the run's own evidence (``EVIDENCE-link``): at most this many wire faults, this share of
+    #: void spins and of void rounds (a normal-play scenario: 0, 1 %, 0)
+    max_wire_faults: int = 0
+    max_void_spin_ratio: float = 0.01
+    max_void_round_ratio: float = 0.0
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any] | None) -> CheckConfig:
+        """The limits a trace recorded (``check_config`` metadata); fields it lacks keep their defaults."""
+        known = {f for f in cls.__dataclass_fields__}
+        return cls(**{k: v for k, v in (data or {}).items() if k in known})
 
 
 # ------------------------------------------------------------------------- the round view

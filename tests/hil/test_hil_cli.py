@@ -40,7 +40,7 @@ def test_run_writes_reports_and_exits_0(tmp_path):
     assert {c["id"] for c in s["checks"]} >= {"CT-690.1-layout", "CT-690.2e-settlement", "CT-lockout"}
     for c in s["checks"]:
         assert c["verdict"] in ("pass", "fail", "indeterminate")
-        assert c["section"].startswith("§")
+        assert c["section"].startswith("§") or c["id"] == "EVIDENCE-link"
         for m in c["measurements"]:
             assert set(m) >= {"name", "value", "unit", "bracket"}
     prov = report["provenance"]
@@ -182,12 +182,34 @@ def test_check_command_rechecks_a_recorded_trace(tmp_path):
     assert runner.invoke(app, ["run", str(sc), "--out", str(out), "--jobs", "1"]).exit_code == 0
     res = runner.invoke(app, ["check", str(out / "traces" / "small.sqlite")])
     assert res.exit_code == 0, res.output
-    ids = [c["id"] for c in json.loads(res.output)]
-    assert "CT-690.2e-settlement" in ids
-    # A 0.1 ms budget is far below the simulated device's ~5 ms latency: the same trace fails it.
+    body = json.loads(res.stdout)
+    ids = [c["id"] for c in body["checks"]]
+    assert "CT-690.2e-settlement" in ids and body["expectation_met"] is True and body["overrides"] == {}
+    # A 0.1 ms budget is far below the simulated device's ~5 ms latency: the same trace fails it,
+    # and the override is reported beside the recorded limit.
     res = runner.invoke(app, ["check", str(out / "traces" / "small.sqlite"), "--budget-s", "0.0001"])
     assert res.exit_code == 1
+    body = json.loads(res.stdout)
+    assert body["overrides"]["lockout_budget_s"] == {"recorded": 0.01, "used": 0.0001}
+    assert "CT-lockout" in body["unexpected_failures"]
     assert runner.invoke(app, ["check", str(tmp_path / "nope.sqlite")]).exit_code == 2
+    readme = tmp_path / "README.md"
+    readme.write_text("# not a trace\n")
+    assert runner.invoke(app, ["check", str(readme)]).exit_code == 2
+
+
+def test_check_judges_with_the_limits_the_trace_recorded(tmp_path):
+    """A scenario with a 20 ms lock-out budget passes at run time and under `check` alike (the
+    budget is in the trace, not the command's default)."""
+    sc = _write(tmp_path, "small.yaml", SMALL + "lockout:\n  budget_s: 0.020\n"
+                "bench:\n  wagering: {lockout_latency_mean_s: 0.013, lockout_latency_jitter_s: 0.0005}\n")
+    out = tmp_path / "out"
+    res = runner.invoke(app, ["run", str(sc), "--out", str(out), "--jobs", "1"])
+    assert res.exit_code == 0, res.output
+    res = runner.invoke(app, ["check", str(out / "traces" / "small.sqlite")])
+    body = json.loads(res.stdout)
+    assert res.exit_code == 0, [c for c in body["checks"] if c["verdict"] == "fail"]
+    assert body["check_config"]["lockout_budget_s"] == 0.020
 
 
 @pytest.mark.parametrize("wheel", ["single", "double"])

@@ -1,0 +1,104 @@
+"""The run's own evidence, judged like any regulation clause: a verdict on a broken link is no verdict.
+
+Every table's checks read device reports. When the link to a device drops frames, times out or
+answers garbage, or the croupier voids spin after spin and round after round, the regulation
+checks see fewer rounds — and may still pass on what is left. This check counts what the trace
+shows of it and fails the run past the scenario's limits (``checks.max_wire_faults``,
+``checks.max_void_spin_ratio``, ``checks.max_void_round_ratio``; recorded in the trace's
+``check_config``), so a scenario is never MET silently on a broken link.
+"""
+
+from __future__ import annotations
+
+from scipy.stats import beta
+
+from hil.checks.base import BenchView, Check, Measurement, RoundView
+
+#: a share of void spins is judged too high only when its one-sided 99 % lower confidence bound
+#: (Clopper–Pearson) exceeds the limit: 1 void in 60 spins is no evidence of a 1 % void rate
+CONFIDENCE = 0.99
+
+
+def lower_bound(k: int, n: int) -> float:
+    """One-sided ``CONFIDENCE`` lower bound of a binomial proportion k/n (exact, Clopper–Pearson)."""
+    return 0.0 if k == 0 or n == 0 else float(beta.ppf(1 - CONFIDENCE, k, n - k + 1))
+
+
+class RunEvidence(Check):
+    """The rig's evidence of the run (every table): a result is only as good as the reports it was
+    judged on. Wire faults (``wire_fault``: a frame lost, garbled, timed out, a value out of range),
+    void spins (``spin_void``: the wheel's result not usable; a share judged too high only when its one-sided
+    99 % lower confidence bound exceeds the limit) and void rounds (``round_end`` void:
+    no settlement at all) must stay within the limits the scenario declares; an error of the run
+    (``run_error``) fails it outright."""
+
+    id = "EVIDENCE-link"
+    section = "rig evidence"
+    title = "Wire faults, void spins and void rounds within the scenario's limits"
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.wire_faults = self.reconnects = self.spins = self.void_spins = self.void_rounds = 0
+        self.errors = 0
+        self.kinds: dict[str, int] = {}
+
+    def setup(self, bench: BenchView) -> None:
+        super().setup(bench)
+
+    def observe(self, rv: RoundView) -> None:
+        for e in rv.events:
+            k = e.kind
+            if k == "wire_fault":
+                self.wire_faults += 1
+                kind = f"{e.device}:{e.payload.get('kind', '?')}"
+                self.kinds[kind] = self.kinds.get(kind, 0) + 1
+                if self.wire_faults > self.config.max_wire_faults and self.wire_faults - self.config.max_wire_faults <= 3:
+                    self.finding(rv.n, e, f"wire fault on {e.device} ({e.payload.get('kind')}: "
+                                 f"{str(e.payload.get('detail', ''))[:120]}); the scenario allows "
+                                 f"{self.config.max_wire_faults}")
+            elif k == "wire_reconnected":
+                self.reconnects += 1
+            elif e.device == "croupier":
+                if k == "spin_command":
+                    self.spins += 1
+                elif k == "spin_void":
+                    self.void_spins += 1
+                elif k == "run_error":
+                    self.errors += 1
+                    self.finding(rv.n, e, "the run ended by an error: its evidence is incomplete")
+        if rv.end is not None:
+            self.rounds += 1
+            if rv.end.payload.get("void"):
+                self.void_rounds += 1
+
+    def verdict(self):
+        c = self.config
+        spin_ratio = self.void_spins / self.spins if self.spins else 0.0
+        round_ratio = self.void_rounds / self.rounds if self.rounds else 0.0
+        m = [Measurement("wire_faults", self.wire_faults, "faults", limit=f"<= {c.max_wire_faults}"),
+             Measurement("wire_reconnects", self.reconnects, "reconnects"),
+             Measurement("void_spin_ratio", round(spin_ratio, 6), "ratio", limit=f"<= {c.max_void_spin_ratio}"),
+             Measurement("void_round_ratio", round(round_ratio, 6), "ratio", limit=f"<= {c.max_void_round_ratio}"),
+             Measurement("void_spins", self.void_spins, "spins"),
+             Measurement("void_rounds", self.void_rounds, "rounds")]
+        if self.wire_faults > c.max_wire_faults:
+            kinds = ", ".join(f"{k} ×{n}" for k, n in sorted(self.kinds.items()))
+            self.finding(0, None, f"{self.wire_faults} wire fault(s) ({kinds}); the scenario allows {c.max_wire_faults}")
+        spin_lo = lower_bound(self.void_spins, self.spins)
+        m.append(Measurement("void_spin_ratio_lower_bound", round(spin_lo, 6), "ratio",
+                             limit=f"<= {c.max_void_spin_ratio} (one-sided {CONFIDENCE:.0%})"))
+        if spin_lo > c.max_void_spin_ratio:
+            self.finding(0, None, f"{self.void_spins} of {self.spins} spins void ({spin_ratio:.1%}, at least "
+                         f"{spin_lo:.1%} at {CONFIDENCE:.0%} confidence); the scenario allows {c.max_void_spin_ratio:.1%}")
+        if round_ratio > c.max_void_round_ratio:
+            self.finding(0, None, f"{self.void_rounds} of {self.rounds} rounds void ({round_ratio:.1%}); the "
+                         f"scenario allows {c.max_void_round_ratio:.1%}")
+        if self.failed:
+            return "fail", f"the run's evidence is thin: {self._findings_total} finding(s)", m
+        if not self.rounds:
+            return "indeterminate", "no round was completed", m
+        return "pass", (f"{self.rounds} rounds: {self.wire_faults} wire faults, {self.void_spins}/{self.spins} void "
+                        f"spins, {self.void_rounds} void rounds — within the scenario's limits"), m
+
+
+EVIDENCE_CHECKS = (RunEvidence,)
