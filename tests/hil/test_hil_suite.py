@@ -9,7 +9,9 @@ import pytest
 
 from hil.bench import load_bench
 from hil.checks import CHECK_IDS
-from hil.runner import load_rules, run_scenario
+from hil.checks import run_checks
+from hil.runner import judge, load_rules, run_scenario
+from hil.trace import TraceReader
 from hil.scenario import load_scenario
 
 SUITE = Path(__file__).resolve().parents[2] / "scenarios"
@@ -30,6 +32,13 @@ def test_bundled_scenario_meets_expectation(path, tmp_path):
     failing = {c["id"]: (c["verdict"], c["summary"], c["findings"][:3]) for c in result["checks"]
                if c["verdict"] == "fail" or c["id"] in result["expected_failures"]}
     assert result["expectation_met"], failing
+    # `croupier check TRACE` reproduces the run's verdicts exactly: the trace carries the limits
+    # and the expectation it was judged with
+    trace = tmp_path / result["trace"]
+    rechecked = [c.to_json() for c in run_checks(trace)]
+    assert rechecked == result["checks"]
+    with TraceReader(trace) as reader:
+        assert judge(rechecked, reader.meta()["expect"]["fail"])["expectation_met"]
 
 
 def test_every_check_has_a_fault_scenario():
