@@ -76,7 +76,9 @@ SIM_MODELS: dict[str, tuple[str, type]] = {
     "ctw_wheel": ("crazy-time-world-wheel", CtwWheelParams),
     "ball_wheel": ("roulette-wheel", RouletteWheelParams),
     "illuminator": ("illuminator", IlluminatorParams),
-    "roulette_wagering": ("wagering", WageringParams),
+    # the Roulette Up wagers' progressive table game system (§ 617b.4(c)); a table without a
+    # progressive paytable has no meters in its overrides and gets the plain wagering device
+    "roulette_wagering": ("progressive-system", ProgressiveParams),
     "shoe": ("card-shoe", CardShoeParams),
     "progressive": ("progressive-system", ProgressiveParams),
 }
@@ -305,6 +307,8 @@ def build_devices(
             if dev.kind == "sim":
                 p = sim_params(role, dev.params, overrides.get(role, {}))
                 rng = np.random.Generator(np.random.PCG64(role_seeds[role]))
+                if role == "roulette_wagering" and "meters" not in {**dev.params, **overrides.get(role, {})}:
+                    p = p.wagering  # no progressive paytable: the plain wagering device (docs/rules-roulette.md)
                 model = {"wheel": lambda: MoneyWheelSim(env, p, rng, telemetry, name=role),
                          "top_slot": lambda: TopSlotSim(env, p, rules.top_slot, rng, telemetry, name=role),
                          "wagering": lambda: WageringSim(env, p, rng, telemetry, name=role),
@@ -315,7 +319,9 @@ def build_devices(
                          "ball_wheel": lambda: RouletteWheelSim(env, p, rng, telemetry, name=role),
                          "illuminator": lambda: IlluminatorSim(env, p, _need(roulette_x), None, rng, telemetry,
                                                                name=role),
-                         "roulette_wagering": lambda: WageringSim(env, p, rng, telemetry, name=role),
+                         "roulette_wagering": lambda: (ProgressiveTableSim(env, p, rng, telemetry, name=role)
+                                                       if isinstance(p, ProgressiveParams)
+                                                       else WageringSim(env, p, rng, telemetry, name=role)),
                          "shoe": lambda: CardShoeSim(env, p, rng, telemetry, name=role),
                          "progressive": lambda: ProgressiveTableSim(env, p, rng, telemetry, name=role)}[role]()
                 setattr(built.devices, role, model)

@@ -1,5 +1,6 @@
 """The croupier for a Roulette table: Roulette X rounds (§ 617b.5) and Roulette Up streaks
-across rounds (§ 617b.4), with the streak tracker and the progressive meter kept durable.
+across rounds (§ 617b.4), with the streak tracker kept durable and, on a progressive paytable,
+the meter on the progressive table game system (the ``roulette_wagering`` device, § 617b.4(c)).
 
 One round::
 
@@ -9,15 +10,20 @@ One round::
     → no_more_bets + the wagering device's lock-out (§ 617b.4(c)(2); the rig's probe presses
       straddle the command as at a Crazy Time table); chips placed after it are refused
     → the croupier's acceptance of each Roulette Up press: a wager, or a recorded rejection
-      (the streak already started, § 617b.4(d); no Roulette wager by that player, § 617b.4(a))
+      (``TableCroupier._player_presses``: a press inside the lock-out latency or the rig's probe;
+      the streak already started, § 617b.4(d); no Roulette wager by that player, § 617b.4(a))
     → Roulette X: the random number generator is initiated (§ 617b.5(d)), numbers lit
     → spin: a misspin (reported by the wheel) or no result in time is void and respun, up to
       ``respin_limit`` times; past that the round is void and its wagers refunded
     → the number is announced; straight wagers settled (collect, then pay: the lit payout on a
       lit number, § 617b.5(e), else the paytable's straight odds, § 617b.5(f))
+    → on a progressive paytable the round's Roulette Up wagers are confirmed to the system
+      (``confirm_wagers``: only they increment its meter; a void round confirms none)
     → the Roulette Up streak tracker takes the number (§ 617b.4(f)–(g)); a streak that ended is
-      settled (§ 617b.4(h)) and, on a progressive paytable, the meter paid and reseeded
-    → round_end; the tracker's state saved (``StreakStore``), then the trace committed.
+      settled (§ 617b.4(h)); "100% of progressive meter" is paid by the system
+      (``pay_meter(meter, 100, winners)``: it splits the meter and reseeds it)
+    → round_end; the trace committed with the table's ``state()`` (the streak's numbers and
+      wagers; a simulated system's meters) in the same transaction.
 
 The controller decides from what the devices report; it never writes a verdict. The checks
 (``hil.checks.roulette``) re-derive everything from the trace. ``CroupierFaults`` make it wrong
@@ -25,31 +31,29 @@ on purpose.
 
 Decisions (docs/rules-roulette.md): a streak starts only after at least one Roulette Up wager
 was accepted; all of a streak's wagers are therefore placed in the round of its starting number.
-"100% of progressive meter" won by several wagers of one streak is split equally (whole cents;
-the remainder stays on the reseeded meter). The meter is reseeded at the seed; the reserve
-(§ 617b.4(h)(2)'s reserve rate) accumulates apart and funds the reseeds.
+"100% of progressive meter" won by several wagers of one streak is split equally by the system
+(whole cents; the remainder stays on the reseeded meter). The meter is reseeded at the seed; the
+reserve (§ 617b.4(h)(2)'s reserve rate) accumulates apart and funds the reseeds. A table without a
+progressive paytable presses on a plain wagering device (no meter).
 """
 
 from __future__ import annotations
 
-import json
-import os
 from dataclasses import asdict, dataclass, field, replace
-from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import simpy
 
-from devices.contracts import BallResult, Illumination
+from devices.contracts import BallResult, Illumination, MeterPayout, PressAnswer
 from hil.bench import Devices
 from hil.controller import TableCroupier
 from hil.scenario import Scenario, Table
 from hil.trace import TraceWriter
 from rules.odds import ToOne
 from rules.roulette import Wheel, parse_pocket, pockets, streak_rank
-from rules.roulette_up import EndReason, ProgressiveMeter, StreakState, paytable as up_paytable, settle_streak
+from rules.roulette_up import (UP_METER, EndReason, ProgressiveMeter, StreakState, meter_spec,
+                               paytable as up_paytable, settle_streak)
 from rules.roulette_x import LitNumbers, RouletteXSubmission, paytable_for, straight_odds
 
 #: the spot names on the wagering device
@@ -76,22 +80,19 @@ class UpWager:
     wager_id: str
     seat: int
     stake_cents: int
+    press_id: int | None = None  # the wagering device's press (§ 617b.4(c)(1)); None only for a faulty croupier
 
 
 @dataclass
 class StreakRecord:
-    """What the streak tracker must remember across a restart of the rig."""
+    """What the streak tracker must remember across a restart of the rig: the streak (its numbers
+    and wagers). The meter is the progressive table game system's, never the croupier's."""
 
-    schema: int = 1
+    schema: int = 2
     wheel: str = "single-zero"
     paytable: str | None = None
     numbers: list[int | str] = field(default_factory=list)
     wagers: list[UpWager] = field(default_factory=list)
-    meter_cents: int = 0
-    reserve_cents: int = 0
-    #: fractions of a cent owed to the meter and the reserve (increments are exact rationals)
-    meter_residue: str = "0"
-    reserve_residue: str = "0"
     streaks_settled: int = 0
 
     def to_json(self) -> dict[str, Any]:
@@ -104,45 +105,18 @@ class StreakRecord:
         return cls(**data)
 
 
-class StreakStoreError(ValueError):
-    pass
-
-
-class StreakStore:
-    """The tracker's state in a JSON file, replaced atomically (write, fsync, rename) after every
-    round: a rig killed at any instant restarts on the last completed round's streak and meter."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = Path(path)
-
-    def load(self) -> StreakRecord | None:
-        if not self.path.exists():
-            return None
-        try:
-            rec = StreakRecord.from_json(json.loads(self.path.read_text(encoding="utf-8")))
-        except (OSError, ValueError, TypeError) as exc:
-            raise StreakStoreError(f"{self.path}: unreadable streak tracker state: {exc}") from None
-        if rec.schema != 1:
-            raise StreakStoreError(f"{self.path}: streak tracker state schema {rec.schema} (this rig reads 1)")
-        return rec
-
-    def save(self, rec: StreakRecord) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(self.path.suffix + ".tmp")
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(rec.to_json(), f, sort_keys=True)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, self.path)
+class RouletteStateError(ValueError):
+    """A state to resume from that is not this table's (another wheel or paytable, another schema)."""
 
 
 # --------------------------------------------------------------------------- the croupier
 class RouletteController(TableCroupier):
     def __init__(self, env: simpy.Environment, devices: Devices, trace: TraceWriter, scenario: Scenario,
-                 rules: RouletteXSubmission, rng: np.random.Generator, store: StreakStore | None = None) -> None:
+                 rules: RouletteXSubmission, rng: np.random.Generator, store: object = None) -> None:
+        # ``store``: ignored (the streak tracker's file is gone; the state is committed with the trace)
         assert devices.roulette_wagering is not None and devices.ball_wheel is not None
         super().__init__(env, devices.roulette_wagering, trace, scenario, rng)
-        self.dev, self.store = devices, store
+        self.dev = devices
         self.table: Table = scenario.table or Table()
         self.wheel = Wheel(self.table.wheel)
         self.pockets = pockets(self.wheel)
@@ -152,20 +126,52 @@ class RouletteController(TableCroupier):
         self.chips: list[tuple[float, int, int | str, int]] = []  # (time, seat, number, stake) this round
         self.rec = StreakRecord(wheel=str(self.wheel), paytable=self.up.name if self.up else None)
         self.resumed = False
-        if store is not None and (old := store.load()) is not None:
-            if old.wheel != self.rec.wheel or old.paytable != self.rec.paytable:
-                raise StreakStoreError(f"{store.path}: the saved streak is for a {old.wheel} wheel, paytable "
-                                       f"{old.paytable}; this table is {self.rec.wheel}, {self.rec.paytable}")
-            self.rec, self.resumed = old, True
-        if self.up is not None and self.up.progressive is not None and not self.resumed:
-            self.rec.meter_cents = self._seed_cents
+        self._press_of: dict[str, PressAnswer] = {}  # this round's Roulette Up wager -> its press
+        #: a progressive paytable: the Roulette Up wagers feed the system's meter (§ 617b.4(c), (h)(2))
+        self.progressive = self.up is not None and self.up.progressive is not None
+        longest = self.faults.up_longest_streak
+        self.longest = longest if longest is not None else (self.up.longest if self.up else 0)
+        self.streak = self._rebuild_streak()
+
+    # ------------------------------------------------------------------ durable state
+    def state(self) -> dict[str, Any]:
+        """The streak (numbers, wagers, streaks settled) and, for a simulated progressive system,
+        its meters exactly (``ProgressiveController.snapshot``: whole cents and fractions carried,
+        reserves) — committed with the round's trace."""
+        out = self.rec.to_json()
+        controller = getattr(self.wagering, "controller", None)
+        if self.progressive and controller is not None:
+            out["meters"] = [asdict(m) for m in controller.snapshot()]
+        return out
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """Go on with the streak of ``state()``; a simulated system's meters restored exactly (a
+        real system keeps its own). Recorded (``streak_resumed``) before the first round.
+        RouletteStateError for a state of another wheel, paytable or schema."""
+        state = dict(state)
+        meters = state.pop("meters", None)
+        try:
+            rec = StreakRecord.from_json(state)
+        except (TypeError, ValueError) as exc:
+            raise RouletteStateError(f"unreadable Roulette table state: {exc}") from None
+        if rec.schema != StreakRecord.schema:
+            raise RouletteStateError(f"Roulette table state schema {rec.schema} (this rig reads {StreakRecord.schema})")
+        if (rec.wheel, rec.paytable) != (self.rec.wheel, self.rec.paytable):
+            raise RouletteStateError(f"the saved streak is for a {rec.wheel} wheel, paytable {rec.paytable}; "
+                                     f"this table is {self.rec.wheel}, {self.rec.paytable}")
+        controller = getattr(self.wagering, "controller", None)
+        if meters is not None and self.progressive and controller is not None:
+            from devices.progressive import MeterState
+
+            controller.restore([MeterState(**m) for m in meters])
+        self.rec, self.resumed = rec, True
         self.streak = self._rebuild_streak()
 
     # ------------------------------------------------------------------ set-up record
     @property
     def _seed_cents(self) -> int:
-        assert self.up is not None and self.up.progressive is not None
-        return self.up.progressive.seed_multiple * self.table.progressive_stake_cents
+        assert self.up is not None
+        return int(meter_spec(self.up, self.table.progressive_stake_cents)["seed_cents"])
 
     def describe(self) -> dict[str, Any]:
         """Round 0's ``table`` record: what the checks judge this table against."""
@@ -178,7 +184,7 @@ class RouletteController(TableCroupier):
             if (terms := self.up.progressive) is not None:
                 up["progressive"] = {
                     "seed_multiple": terms.seed_multiple, "stake_cents": self.table.progressive_stake_cents,
-                    "seed_cents": self._seed_cents, "increment_rate": str(terms.increment_rate),
+                    "seed_cents": self._seed_cents, "meter": UP_METER, "increment_rate": str(terms.increment_rate),
                     "reserve_rate": None if terms.reserve_rate is None else str(terms.reserve_rate)}
         return {"wheel": str(self.wheel), "pockets": [pocket_json(p) for p in self.pockets],
                 "straight_odds_without_x": int(STANDARD_STRAIGHT.ratio), "roulette_x": rx, "roulette_up": up}
@@ -186,7 +192,7 @@ class RouletteController(TableCroupier):
     def _rebuild_streak(self) -> StreakState | None:
         if self.up is None:
             return None
-        state = StreakState.start(self.wheel, self.up)
+        state = replace(StreakState.start(self.wheel, self.up), longest=self.longest)
         for n in self.rec.numbers:
             state = state.add(n)
         return state
@@ -194,21 +200,12 @@ class RouletteController(TableCroupier):
     # ------------------------------------------------------------------ run
     def _before_rounds(self) -> None:
         if self.resumed:
-            self._say("streak_resumed", self._streak_payload())
-        self._say("meters", self._meters())
+            st = self.state()
+            self._say("streak_resumed", {"numbers": [pocket_json(p) for p in self.rec.numbers],
+                                         "wagers": [asdict(w) for w in self.rec.wagers],
+                                         "streaks_settled": self.rec.streaks_settled,
+                                         **({"meters": st["meters"]} if "meters" in st else {})})
         self.trace.commit()
-
-    def _after_round(self) -> None:
-        if self.store is not None:
-            self.store.save(self.rec)  # the tracker first: a committed round is never ahead of it
-
-    def _streak_payload(self) -> dict[str, Any]:
-        return {"numbers": [pocket_json(p) for p in self.rec.numbers],
-                "wagers": [asdict(w) for w in self.rec.wagers], **self._meters()}
-
-    def _meters(self) -> dict[str, Any]:
-        return {"meter_cents": self.rec.meter_cents, "reserve_cents": self.rec.reserve_cents,
-                "meter_residue": self.rec.meter_residue, "reserve_residue": self.rec.reserve_residue}
 
     @property
     def up_open(self) -> bool:
@@ -245,19 +242,20 @@ class RouletteController(TableCroupier):
         if self.rx is not None and lit is None:
             lit = yield from self._illuminate()  # § 617b.5(d): after all wagers are placed
             if lit is None:
+                yield from self._confirm([])
                 self._void(n, straights + ups, "no_illumination")
                 return
         ball = yield from self._spin_until_valid()
         if ball is None:
+            yield from self._confirm([])  # refunded: no Roulette Up wager feeds the meter
             self._void(n, straights + ups, "respin_limit")
             return
         number = ball.pocket
         self._say("number", {"pocket": pocket_json(number), "pocket_index": ball.pocket_index})  # § 617a.5(c)
         collected, paid = self._settle_straights(straights, number, lit)
-        for w in ups:  # the Roulette Up wagers join the streak this number starts (§ 617b.4(f))
-            self.rec.wagers.append(w)
-            self._increment(w)
-        up_collected, up_paid, length = self._track(n, number)
+        yield from self._confirm(ups)  # the progressive system increments its meter for these only
+        self.rec.wagers.extend(ups)  # the Roulette Up wagers join the streak this number starts (§ 617b.4(f))
+        up_collected, up_paid, length = yield from self._track(n, number)
         self._say("round_end", {"round": n, "void": False, "pocket": pocket_json(number),
                                 "wagers": len(straights) + len(ups), "collected_cents": collected + up_collected,
                                 "paid_cents": paid + up_paid, "streak_length": length})
@@ -312,6 +310,7 @@ class RouletteController(TableCroupier):
             self._say("wager", {"wager_id": wid, "kind": "straight", "seat": seat, "number": pocket_json(number),
                                 "stake_cents": stake, "placed_s": t})
         ups: list[UpWager] = []
+        self._press_of: dict[str, PressAnswer] = {}
         presses = [a for a in self.answers if a.accepted and a.spot == UP_SPOT] if self.faults.settle_late_presses \
             else self._player_presses(t_close, [UP_SPOT])  # late and probe presses refused there
         for a in presses:
@@ -324,27 +323,35 @@ class RouletteController(TableCroupier):
                 self._say("wager_rejected", {"kind": "up", "seat": a.seat, "press_id": a.press_id,
                                              "stake_cents": a.stake_cents, "reason": reason})
                 continue
-            w = UpWager(f"{n}-u{a.press_id}", a.seat, a.stake_cents)
+            w = UpWager(f"{n}-u{a.press_id}", a.seat, a.stake_cents, a.press_id)
             ups.append(w)
+            self._press_of[w.wager_id] = a
             self._say("wager", {"wager_id": w.wager_id, "kind": "up", "seat": w.seat, "press_id": a.press_id,
                                 "stake_cents": w.stake_cents, "placed_s": a.device_time_s})
+        if self.faults.up_wager_without_press and self.up_open:
+            # a wrong croupier: a Roulette player's Roulette Up wager taken with no press the device accepted
+            pressed = {w.seat for w in ups}
+            for seat in sorted(seats_with_roulette_wager - pressed)[:1]:
+                w = UpWager(f"{n}-u-seat{seat}", seat, self._up_stake(self.prng))
+                ups.append(w)
+                self._say("wager", {"wager_id": w.wager_id, "kind": "up", "seat": seat, "press_id": None,
+                                    "stake_cents": w.stake_cents, "placed_s": t_close - 1.0})
         return straights, ups
 
-    @property
-    def _probe_seat(self) -> int | None:
-        pr = self.sc.lockout.probe
-        return pr.seat if pr is not None else None
-
-    def _increment(self, w: UpWager) -> None:
-        """§ 617b.4(h)(2): each progressive wager adds its increment to the meter, and its reserve."""
-        if self.up is None or (terms := self.up.progressive) is None or self.faults.up_meter_no_increment:
+    def _confirm(self, ups: list[UpWager]):
+        """§ 617b.4(c), (h)(2): on a progressive paytable the dealer confirms the round's Roulette
+        Up wagers to the system (``TableCroupier._confirm_presses``) — their presses, and only
+        they, increment its meter; every other press of the round is dropped by the system. A
+        void round confirms none. ``faults.croupier.up_meter_no_increment``: never confirms."""
+        if not self.progressive:
             return
-        meter = Fraction(self.rec.meter_residue) + terms.increment_rate * w.stake_cents
-        reserve = Fraction(self.rec.reserve_residue) + (terms.reserve_rate or 0) * w.stake_cents
-        self.rec.meter_cents += int(meter)
-        self.rec.reserve_cents += int(reserve)
-        self.rec.meter_residue, self.rec.reserve_residue = str(meter - int(meter)), str(reserve - int(reserve))
-        self._say("meter_increment", {"wager_id": w.wager_id, "stake_cents": w.stake_cents, **self._meters()})
+        presses = [] if self.faults.up_meter_no_increment else \
+            [self._press_of[w.wager_id] for w in ups if w.wager_id in self._press_of]
+        done = yield from self._confirm_presses(presses)
+        if done is None:
+            self._say("device_timeout", {"device": self.wagering.name, "request": "confirm_wagers"})
+        self._say("wagers_confirmed", {"press_ids": [a.press_id for a in presses],
+                                       "incremented": None if done is None else sorted(done)})
 
     # ------------------------------------------------------------------ devices
     def _illuminate(self):
@@ -415,8 +422,9 @@ class RouletteController(TableCroupier):
                               "stake_cents": stake, "odds": str(odds), "lit": is_lit, "win_cents": win})
         return collected, paid
 
-    def _track(self, n: int, number) -> tuple[int, int, int | None]:
-        """§ 617b.4(f)–(h): the tracker takes the number; an ended streak is settled."""
+    def _track(self, n: int, number):
+        """§ 617b.4(f)–(h): the tracker takes the number; an ended streak is settled. Returns
+        (collected, paid, streak length or None)."""
         if self.up is None or (not self.rec.numbers and not self.rec.wagers):
             return 0, 0, None
         state = self.streak
@@ -435,24 +443,34 @@ class RouletteController(TableCroupier):
                              "ended": nxt.ended, "end_reason": None if nxt.end_reason is None else nxt.end_reason.name})
         if not nxt.ended:
             return 0, 0, nxt.length
-        collected, paid = self._settle_up(nxt)
+        collected, paid = yield from self._settle_up(nxt)
         self.stats["streaks"] += 1
         self.rec.numbers, self.rec.wagers = [], []
         self.rec.streaks_settled += 1
         self.streak = self._rebuild_streak()
         return collected, paid, nxt.length
 
-    def _settle_up(self, streak: StreakState) -> tuple[int, int]:
+    def _settle_up(self, streak: StreakState):
+        """§ 617b.4(h): every wager of the streak settled by the paytable. "100% of progressive
+        meter" is the system's to pay: ``pay_meter(meter, 100, winners)`` splits the meter equally
+        among the streak's wagers (whole cents; the remainder stays) and reseeds it; each winner is
+        paid the share the system reports (``meter_hit``)."""
         assert self.up is not None
-        payout = self.up.payout(streak.length)
+        length = min(streak.length, self.up.longest)  # a faulty tracker past the paytable: its last row
+        payout = self.up.payout(length)
         hit = isinstance(payout, ProgressiveMeter)
         wagers = self.rec.wagers
-        share = rest = 0
-        if hit:
-            share, rest = divmod(self.rec.meter_cents, len(wagers)) if wagers else (0, self.rec.meter_cents)
+        share: int | None = None
+        if hit and wagers:
+            share = yield from self._pay_meter(len(wagers))
         collected = paid = 0
         for w in wagers:
-            s = settle_streak(self.up, streak.length, w.stake_cents, meter_cents=share if hit else None)
+            if hit and share is None:  # the system did not pay: nothing handed over, the wager stands unpaid
+                self._say("up_settle", {"wager_id": w.wager_id, "seat": w.seat, "stake_cents": w.stake_cents,
+                                        "length": streak.length, "payout": str(payout), "returned_cents": 0,
+                                        "meter_unpaid": True})
+                continue
+            s = settle_streak(self.up, length, w.stake_cents, meter_cents=share if hit else None)
             returned = s.returned_cents
             if self.faults.up_push_collected and str(s.payout) == "Push":
                 returned = 0
@@ -462,15 +480,20 @@ class RouletteController(TableCroupier):
             self._say("up_settle", {"wager_id": w.wager_id, "seat": w.seat, "stake_cents": w.stake_cents,
                                     "length": streak.length, "payout": str(payout), "returned_cents": returned,
                                     **({"meter_share_cents": share, "meter_winners": len(wagers)} if hit else {})})
-        if hit and wagers:
-            self.stats["meter_hits"] += 1
-            paid_total = share * len(wagers)
-            reseed = self._seed_cents
-            self.rec.reserve_cents -= reseed  # the reserve funds the reseed
-            self.rec.meter_cents = reseed + rest
-            self._say("meter_hit", {"paid_cents": paid_total, "winners": len(wagers), "reseed_cents": reseed,
-                                    "remainder_cents": rest, **self._meters()})
         return collected, paid
+
+    def _pay_meter(self, winners: int):
+        """The system pays its meter (100 %, shared by ``winners``); the share each is paid, or None
+        when the system did not answer within ``croupier.bonus_timeout_s``."""
+        self.stats["meter_hits"] += 1
+        # faults.croupier.no_meter_split: the system asked to pay one winner, each paid the whole meter
+        ev = self.wagering.pay_meter(UP_METER, 100, 1 if self.faults.no_meter_split else winners)
+        yield ev | self.env.timeout(self.sc.croupier.bonus_timeout_s)
+        if not ev.processed:
+            self._say("device_timeout", {"device": self.wagering.name, "request": "pay_meter"})
+            return None
+        paid: MeterPayout = ev.value
+        return int(paid.paid_cents)
 
     def _void(self, n: int, wagers: list, reason: str) -> None:
         """A round that cannot be settled: this round's wagers refunded; a running streak goes on."""

@@ -262,6 +262,26 @@ def paytable(name: str | RouletteUpPaytable) -> RouletteUpPaytable:
     return PAYTABLES[key]
 
 
+#: the name of the Roulette Up meter on the progressive table game system (one meter per table)
+UP_METER = "progressive"
+
+
+def meter_spec(table: str | RouletteUpPaytable, stake_cents: int) -> dict[str, Any]:
+    """The progressive table game system's meter for a progressive paytable's row (§ 617b.4(h)(2))
+    on a progressive wager of ``stake_cents`` (``devices.progressive.MeterSpec`` fields): the seed
+    and the reseed are the one "Seed/Reseed" cell — N× the progressive wager — and the
+    incrementation and reserve rates are exact fractions of each wager ("n/a" reserve: none, 0).
+    ValueError for a non-progressive paytable."""
+    t = paytable(table)
+    if t.progressive is None:
+        raise ValueError(f"{t.label} is not progressive: it has no meter (§ 617b.4(h)(1))")
+    if isinstance(stake_cents, bool) or not isinstance(stake_cents, int) or stake_cents <= 0:
+        raise ValueError(f"the progressive wager is a positive number of cents, not {stake_cents!r}")
+    seed = t.progressive.seed_multiple * stake_cents
+    return {"name": UP_METER, "seed_cents": seed, "reseed_cents": seed,
+            "increment_rate": str(t.progressive.increment_rate), "reserve_rate": str(t.progressive.reserve_rate or 0)}
+
+
 # --------------------------------------------------------------------------- the streak
 
 class EndReason(StrEnum):

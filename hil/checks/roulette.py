@@ -21,10 +21,12 @@ from hil.checks.crazy_time import Lockout, _t
 from hil.trace import Event
 from rules.odds import ToOne
 from rules.roulette import Wheel, parse_pocket, pockets
-from rules.roulette_up import paytable as up_paytable, settle_streak, track
+from rules.roulette_up import UP_METER, ProgressiveMeter as MeterRow, meter_spec, paytable as up_paytable, settle_streak, track
 from rules.roulette_x import LitNumbers, RouletteXError, paytable_for, straight_odds
 
 CROUPIER = "croupier"
+#: the Roulette Up spot on the wagering device (hil.roulette.UP_SPOT)
+UP_SPOTS = ("roulette-up",)
 
 
 # --------------------------------------------------------------------------- the round's evidence
@@ -394,10 +396,22 @@ class StreakRules(UpCheck):
         if exp != seen:
             why = f" ({want.end_reason})" if want.ended else ""
             self.finding(rv.n, recs[0], f"after {ball.payload['pocket']}: tracker at box {got['length']}, "
-                         f"{'ended' if got['ended'] else 'going on'}; § 617b.4(g): box {want.length}, "
+                         f"{'ended' if got['ended'] else 'going on'}; {self._clause(want, got)}: box {want.length}, "
                          f"{'ended' + why if want.ended else 'going on'}")
         self.ended += bool(got["ended"])
         self.follow(rv)
+
+    def _clause(self, want, got: dict[str, Any]) -> str:
+        """The subclause the croupier's tracker broke."""
+        longest = up_paytable(self.up["paytable"]).longest
+        if want.end_reason is not None and want.end_reason.name == "LONGEST" or got.get("end_reason") == "LONGEST" \
+                or int(got["length"]) > longest:
+            return f"§ 617b.4(g)(2)(iii), the longest Roulette Up streak of {self.up['label']} is {longest}"
+        if want.end_reason is not None and want.end_reason.name == "THIRTY_SIX":
+            return "§ 617b.4(g)(2)(ii)"
+        if want.end_reason is not None and want.end_reason.name == "NOT_GREATER":
+            return "§ 617b.4(g)(2)(i)"
+        return "§ 617b.4(f)–(g)(1)"
 
     def verdict(self):
         m = [Measurement("numbers_tracked", self.steps, "numbers"), Measurement("streaks_ended", self.ended, "streaks")]
@@ -524,81 +538,264 @@ class UpSettlement(UpCheck):
 
 
 class ProgressiveMeter(UpCheck):
-    """§ 617b.4(h)(2): a progressive paytable's meter starts at its seed ("N× the progressive
-    wager"), takes the incrementation rate of every progressive wager, pays "100% of progressive
-    meter" (split equally among the streak's winners, whole cents, the remainder kept) and is
-    reseeded at the seed. Every increment and hit is re-computed exactly."""
+    """§ 617b.4(h)(2): a progressive paytable's row gives the meter its "Seed/Reseed" (N× the
+    progressive wager), its "Incrementation" and its "Reserve Rate"; § 617b.4(c): the meter is
+    the progressive table game system's. The system's declared meter (``device_info``) must be
+    that row's, for the paytable and progressive wager the table declares (the regulation's rows,
+    ``rules.roulette_up``, never the croupier's figures). Then, from the system's own reports:
+    the meter starts at the seed; each Roulette Up wager of a played round — a press the device
+    accepted from a player before "no more bets" that the croupier took as a wager — increments it
+    once, exactly (fractions of a cent carried), and nothing else does (a late press, the rig's
+    probe, a refused press, a void round); the reserve grows by the reserve rate × each wager and
+    funds the reseed; a streak that wins "100% of progressive meter" is paid by the system
+    (``meter_hit``): 100 % of the meter split equally among the streak's wagers (whole cents, the
+    remainder kept on the meter), the meter reseeded at the seed. A lost increment, a meter reset by
+    a power loss, a misconfigured meter or a wrong split shows as a meter that is not what the
+    regulation, the wagers and the hits make it."""
 
     id = "RU-617b.4h2-meter"
-    section = "§ 617b.4(h)(2)"
-    title = "Progressive meter: seed, increments, hit and reseed"
+    section = "§ 617b.4(c), (h)(2)"
+    title = "Progressive meter: the row's seed and rates on the system, exact increments, reserve, hit and reseed"
 
     def __init__(self, config):
         super().__init__(config)
         self.increments = self.hits = 0
+        self.spec: dict[str, Any] | None = None
+        self.meter = self.reserve = Fraction(0)
 
     def setup(self, bench) -> None:
         super().setup(bench)
-        prog = (self.up or {}).get("progressive")
-        self.prog = prog
-        if prog is None:
+        if self.up is None:
             return
-        start = bench.croupier.get("streak_resumed") or bench.croupier.get("meters") or {}
-        self.meter = Fraction(int(start.get("meter_cents", prog["seed_cents"]))) + Fraction(start.get("meter_residue", "0"))
-        self.rate = Fraction(prog["increment_rate"])
-        if not bench.croupier.get("streak_resumed") and int(start.get("meter_cents", -1)) != prog["seed_cents"]:
-            self.finding(0, None, f"meter starts at {start.get('meter_cents')}; seed {prog['seed_cents']}")
+        name = self.up["paytable"]
+        try:
+            table = up_paytable(name)
+        except ValueError as exc:
+            self.finding(0, None, str(exc))
+            return
+        if table.progressive is None:
+            return
+        stake = (self.up.get("progressive") or {}).get("stake_cents")
+        if not isinstance(stake, int):
+            self.finding(0, None, f"{table.label} is progressive but the table declares no progressive wager")
+            return
+        self.spec = meter_spec(table, stake)
+        self.meter, self.reserve = Fraction(self.spec["seed_cents"]), Fraction(0)
+        self.label = table.label
+        # the system's declared meter against the regulation's row
+        infos = {d: i for d, i in bench.info.items() if "meters" in i}
+        info = infos.get("roulette_wagering") or next(iter(infos.values()), None)
+        declared = {m["name"]: m for m in (info or {}).get("meters", [])}
+        got = declared.get(UP_METER)
+        if got is None:
+            self.finding(0, None, f"{table.label} needs a progressive table game system with its meter "
+                         f"(§ 617b.4(c)); the wagering device declares "
+                         f"{'no meter' if not declared else 'meters ' + ', '.join(declared)}")
+        else:
+            for key in ("seed_cents", "reseed_cents", "increment_rate", "reserve_rate"):
+                want = self.spec[key]
+                have = got.get(key)
+                same = have is not None and (Fraction(str(have)) == Fraction(want) if "rate" in key else int(have) == want)
+                if not same:
+                    self.finding(0, None, f"the system's meter declares {key} {have}; {table.label}'s row "
+                                 f"(§ 617b.4(h)(2)) on a {stake}-cent progressive wager is {want}")
+        resumed = bench.croupier.get("streak_resumed")  # a trace begun from another trace's state
+        if resumed is not None and resumed.get("meters"):
+            self._adopt(resumed["meters"])
+
+    def _adopt(self, meters: list[dict[str, Any]]) -> None:
+        m = next((m for m in meters if m["name"] == UP_METER), None)
+        if m is not None:
+            self.meter = int(m["value_cents"]) + Fraction(m["residue"])
+            self.reserve = int(m["reserve_cents"]) + Fraction(m["reserve_residue"])
+
+    def _expect(self, rv: RoundView, ev: Event, shown: int, what: str) -> None:
+        want = math.floor(self.meter)
+        if shown != want:
+            self.finding(rv.n, ev, f"the meter shows {shown} {what}; its seed, wagers and payouts make it {want}")
+            self.meter = Fraction(shown)  # resynchronise: one finding per discrepancy
 
     def observe(self, rv: RoundView) -> None:
         self.rounds += 1
-        if self.prog is None:
+        if self.spec is None:
             return
-        incs = {e.payload["wager_id"]: e for e in rv.by_croupier("meter_increment")}
-        if rv.settled:
-            for w in rv.by_croupier("wager"):
-                if w.payload["kind"] != "up":
+        spec = self.spec
+        rate, rrate, reseed = Fraction(spec["increment_rate"]), Fraction(spec["reserve_rate"]), spec["reseed_cents"]
+        for r in rv.by_croupier("streak_resumed"):  # a restart in this trace: the restored meter is the one followed
+            for m in r.payload.get("meters") or []:
+                if m["name"] == UP_METER and int(m["value_cents"]) + Fraction(m["residue"]) != self.meter:
+                    self.finding(rv.n, r, f"the meter restored at {m['value_cents']} + {m['residue']}; the trace "
+                                 f"before the restart leaves it at {float(self.meter):.4f}")
+            self._adopt(r.payload.get("meters") or [])
+        # the wagers that feed the meter: the croupier's Roulette Up wagers of a played round whose
+        # press the device accepted from a player before "no more bets" (RoundView.wager_presses)
+        presses = rv.wager_presses(UP_SPOTS)
+        ups = [w for w in rv.by_croupier("wager") if w.payload["kind"] == "up"]
+        feed = {w.payload["press_id"]: (w, presses[w.payload["press_id"]]) for w in ups
+                if rv.settled and w.payload.get("press_id") in presses}
+        incremented: set[int] = set()
+        hits = []
+        for e in rv.events:
+            if e.device == CROUPIER:
+                continue
+            if e.kind == "meter_increment" and e.payload["meter"] == UP_METER:
+                pid = e.payload["press_id"]
+                if pid not in feed:
+                    self.finding(rv.n, e, f"the meter incremented for press {pid}, which is no Roulette Up wager of "
+                                 "a played round (a late press, the rig's probe, a refused press or a void round)")
+                    self.meter = Fraction(int(e.payload["value_cents"]))
                     continue
-                self.meter += self.rate * int(w.payload["stake_cents"])
-                e = incs.pop(w.payload["wager_id"], None)
+                if pid in incremented:
+                    self.finding(rv.n, e, f"the meter incremented twice for press {pid}")
+                incremented.add(pid)
+                stake = int(feed[pid][1].payload["stake_cents"])
+                before = self.meter
+                self.meter += rate * stake
+                self.reserve += rrate * stake
                 self.increments += 1
-                if e is None:
-                    self.finding(rv.n, w, f"progressive wager {w.payload['wager_id']} did not increment the meter")
-                    self.meter = Fraction(0)  # resynchronised below on the next record
-                    continue
-                if int(e.payload["meter_cents"]) != math.floor(self.meter):
-                    self.finding(rv.n, e, f"meter {e.payload['meter_cents']} after {w.payload['wager_id']}; "
-                                 f"expected {math.floor(self.meter)} (+{self.rate} × {w.payload['stake_cents']})")
-                self.meter = Fraction(int(e.payload["meter_cents"])) + Fraction(e.payload.get("meter_residue", "0"))
-        for e in incs.values():
-            self.finding(rv.n, e, f"meter incremented for {e.payload['wager_id']}, not an accepted wager of a played round")
-        hits = rv.by_croupier("meter_hit")
-        shares = [s for s in rv.by_croupier("up_settle") if "meter_share_cents" in s.payload]
-        if shares and not hits:
-            self.finding(rv.n, shares[0], "the meter was paid but no hit recorded")
-        for h in hits:
-            self.hits += 1
-            k = int(h.payload["winners"])
-            share, rest = divmod(math.floor(self.meter), k) if k else (0, 0)
-            for s in shares:
-                if int(s.payload["meter_share_cents"]) != share:
-                    self.finding(rv.n, s, f"meter share {s.payload['meter_share_cents']}; the meter "
-                                 f"{math.floor(self.meter)} split {k} ways is {share}")
-            want = self.prog["seed_cents"] + rest
-            if int(h.payload["meter_cents"]) != want:
-                self.finding(rv.n, h, f"meter reseeded at {h.payload['meter_cents']}; seed + remainder = {want}")
-            self.meter = Fraction(int(h.payload["meter_cents"])) + Fraction(h.payload.get("meter_residue", "0"))
+                if int(e.payload["amount_cents"]) != math.floor(self.meter) - math.floor(before) \
+                        or int(e.payload["value_cents"]) != math.floor(self.meter):
+                    self.finding(rv.n, e, f"press {pid}: the meter went {e.payload['amount_cents']} up to "
+                                 f"{e.payload['value_cents']}; {rate} × {stake} on {float(before):.4f} makes "
+                                 f"{math.floor(self.meter)} (+{math.floor(self.meter) - math.floor(before)})")
+                    self.meter = Fraction(int(e.payload["value_cents"]))
+            elif e.kind == "meter_reading" and e.payload.get("link_up", True) and UP_METER in e.payload["meters"]:
+                self._expect(rv, e, int(e.payload["meters"][UP_METER]), "when read")
+            elif e.kind == "meter_hit" and e.payload["meter"] == UP_METER:
+                hits.append(e)
+                self._hit(rv, e, reseed)
+        for pid, (w, _press) in feed.items():
+            if pid not in incremented:
+                self.finding(rv.n, w, f"Roulette Up wager {w.payload['wager_id']} (press {pid}) did not increment "
+                             "the meter")
+        self._hit_due(rv, hits)
         self.follow(rv)
+
+    def _hit(self, rv: RoundView, e: Event, reseed: int) -> None:
+        p = e.payload
+        self.hits += 1
+        self._expect(rv, e, int(p["jackpot_cents"]), "when paid")
+        jackpot = math.floor(self.meter)
+        winners = int(p["winners"])
+        share, rest = divmod(jackpot, winners) if winners > 0 else (0, jackpot)
+        if int(p["percent"]) != 100:
+            self.finding(rv.n, e, f"the system paid {p['percent']} % of the meter; {self.label} pays "
+                         "\"100% of progressive meter\"")
+        if int(p["paid_cents"]) != share or int(p["remainder_cents"]) != rest:
+            self.finding(rv.n, e, f"the meter {jackpot} split {winners} ways is {share} each (remainder {rest}); "
+                         f"the system paid {p['paid_cents']} each (remainder {p['remainder_cents']})")
+        if int(p["reseed_cents"]) != reseed:
+            self.finding(rv.n, e, f"the meter reseeded at {p['reseed_cents']}; the row's Seed/Reseed is {reseed}")
+        self.reserve -= min(self.reserve, Fraction(reseed))  # the reserve funds the reseed as far as it goes
+        self.meter = reseed + rest + (self.meter - jackpot)
+        self._expect(rv, e, int(p["value_cents"]), "after the payout (reseed + remainder)")
+        if int(p["reserve_cents"]) != math.floor(self.reserve):
+            self.finding(rv.n, e, f"the reserve is {p['reserve_cents']} after funding the reseed; "
+                         f"{self.spec['reserve_rate']} of the wagers less the reseeds funded make it "
+                         f"{math.floor(self.reserve)}")
+            self.reserve = Fraction(int(p["reserve_cents"]))
+
+    def _hit_due(self, rv: RoundView, hits: list[Event]) -> None:
+        """A streak that ended on the "100% of progressive meter" row is paid by the system, once,
+        shared by the streak's wagers; no other meter payout."""
+        ended = [s for s in rv.by_croupier("streak") if s.payload["ended"]]
+        wagers = len(self.streak_wagers) + sum(1 for w in rv.by_croupier("wager")
+                                                if w.payload["kind"] == "up" and rv.settled)
+        due = False
+        if ended:
+            try:
+                due = isinstance(up_paytable(self.up["paytable"]).payout(int(ended[-1].payload["length"])), MeterRow)
+            except ValueError:
+                due = False
+        due = due and wagers > 0
+        if due and not hits:
+            self.finding(rv.n, ended[-1], f"the streak of {ended[-1].payload['length']} won \"100% of progressive "
+                         "meter\" but the system paid no meter (no meter_hit)")
+        if not due and hits:
+            self.finding(rv.n, hits[0], "the system paid the meter; no streak won \"100% of progressive meter\"")
+        for h in hits[:1] if due else []:
+            if int(h.payload["winners"]) != wagers:
+                self.finding(rv.n, h, f"the meter shared by {h.payload['winners']}; the streak has {wagers} "
+                             "Roulette Up wagers, each a winner")
+            for s in rv.by_croupier("up_settle"):
+                if "meter_share_cents" in s.payload and int(s.payload["meter_share_cents"]) != int(h.payload["paid_cents"]):
+                    self.finding(rv.n, s, f"{s.payload['wager_id']} paid a meter share of "
+                                 f"{s.payload['meter_share_cents']}; the system paid {h.payload['paid_cents']} each")
 
     def verdict(self):
         m = [Measurement("increments", self.increments, "wagers"), Measurement("meter_hits", self.hits, "hits")]
-        if self.prog is None:
+        if self.spec is None:
+            if self.failed:
+                return "fail", f"{self._findings_total} meter error(s)", m
             return "indeterminate", "no progressive paytable at this table", m
-        m.append(Measurement("meter_end_cents", float(self.meter), "cents"))
+        m += [Measurement("meter_end_cents", float(self.meter), "cents"),
+              Measurement("reserve_end_cents", float(self.reserve), "cents")]
         if self.failed:
             return "fail", f"{self._findings_total} meter error(s)", m
         if not self.increments:
             return "indeterminate", "no progressive wager in the trace", m
-        return "pass", f"{self.increments} increments and {self.hits} hit(s) exact", m
+        return "pass", f"{self.increments} increments and {self.hits} hit(s) exact, on {self.label}'s row", m
+
+
+class UpWagersOnDevice(UpCheck):
+    """§ 617b.4(c)(1): offered as a progressive wager, the Roulette Up wager is placed on the
+    progressive table game system, which "must include ... A wagering device that acknowledges or
+    accepts the placement of the progressive wager." Every Roulette Up wager the croupier takes —
+    and so settles or refunds — must be a press that wagering device reports accepted, from a
+    player (not the rig's probe), before "no more bets" (``RoundView.wager_presses``), with the
+    wager's seat and stake; no press is two wagers."""
+
+    id = "RU-617b.4c1-device-accepted"
+    section = "§ 617b.4(c)(1)"
+    title = "Every Roulette Up wager is a press the wagering device accepted in time"
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.wagers = 0
+        self.applies = False
+
+    def setup(self, bench) -> None:
+        super().setup(bench)
+        try:
+            self.applies = self.up is not None and up_paytable(self.up["paytable"]).progressive is not None
+        except ValueError:
+            self.applies = False
+
+    def observe(self, rv: RoundView) -> None:
+        self.rounds += 1
+        if not self.applies:
+            return
+        presses = rv.wager_presses(UP_SPOTS)
+        used: set[int] = set()
+        for w in rv.by_croupier("wager"):
+            p = w.payload
+            if p["kind"] != "up":
+                continue
+            self.wagers += 1
+            pid = p.get("press_id")
+            press = presses.get(pid) if pid is not None else None
+            if press is None:
+                why = "no press" if pid is None else f"press {pid}, which the device did not accept from a player " \
+                                                        "before \"no more bets\""
+                self.finding(rv.n, w, f"Roulette Up wager {p['wager_id']} (seat {p['seat']}) taken on {why}")
+                continue
+            if pid in used:
+                self.finding(rv.n, w, f"press {pid} taken as two Roulette Up wagers")
+            used.add(pid)
+            if (press.payload["seat"], int(press.payload["stake_cents"])) != (p["seat"], int(p["stake_cents"])):
+                self.finding(rv.n, w, f"Roulette Up wager {p['wager_id']}: seat {p['seat']}, {p['stake_cents']} "
+                             f"cents; the device accepted press {pid} from seat {press.payload['seat']} for "
+                             f"{press.payload['stake_cents']} cents")
+
+    def verdict(self):
+        m = [Measurement("up_wagers", self.wagers, "wagers")]
+        if not self.applies:
+            return "indeterminate", "no progressive Roulette Up paytable at this table (§ 617b.4(c))", m
+        if self.failed:
+            return "fail", f"{self._findings_total} Roulette Up wager(s) without a press the device accepted", m
+        if not self.wagers:
+            return "indeterminate", "no Roulette Up wager in the trace", m
+        return "pass", f"all {self.wagers} Roulette Up wagers are presses the device accepted in time", m
 
 
 class UpLockout(Lockout):
@@ -658,7 +855,7 @@ class PocketUniformity(TableCheck):
 
 ROULETTE_CHECKS: tuple[type[Check], ...] = (
     IlluminationAfterWagers, DistinctNumbers, PaytableValues, StraightPayouts, LitUniformity,
-    StreakRules, UpWagerTiming, UpSettlement, ProgressiveMeter, UpLockout, PocketUniformity,
+    StreakRules, UpWagerTiming, UpSettlement, ProgressiveMeter, UpWagersOnDevice, UpLockout, PocketUniformity,
 )
 
 __all__ = ["ROULETTE_CHECKS"]

@@ -1,9 +1,11 @@
-"""The Roulette croupier: streaks across rounds, the durable tracker, the progressive meter, and
-the roulette checks on traces whose numbers are scripted (a wheel that lands where told)."""
+"""The Roulette croupier: streaks across rounds, the durable state (``state()``/``restore()``), the
+Roulette Up meter on the progressive table game system, and the roulette checks on traces whose
+numbers are scripted (a wheel that lands where told)."""
 
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -13,11 +15,12 @@ import simpy
 from devices.contracts import BallResult
 from devices.illuminator import IlluminatorParams, IlluminatorSim
 from devices.roulette_wheel import pocket_order
+from devices.progressive import MeterSpec, ProgressiveParams, ProgressiveTableSim
 from devices.wagering import WageringParams, WageringSim
 from hil.bench import Devices
 from hil.checks import CheckConfig, run_checks
 from hil.config import ConfigError
-from hil.roulette import RouletteController, StreakStore, StreakStoreError
+from hil.roulette import RouletteController, RouletteStateError
 from hil.runner import load_roulette_x_rules
 from hil.scenario import parse_scenario
 from hil.trace import TraceReader, TraceWriter
@@ -58,17 +61,29 @@ class ScriptedWheel:
         return done
 
 
-def scenario(wheel="single-zero", up="C", croupier=None, **players):
+def scenario(wheel="single-zero", up="C", croupier=None, croupier_faults=None, **players):
     pl = {"count": 4, "wagers_per_player": [1, 2], "roulette_up_probability": 1.0,
           "roulette_up_late_probability": 0.0, "late_press_probability": 0.0, **players}
     text = (f"schema: 1\nname: t\ngame: roulette\nseed: 7\nrounds: 1\n"
             f"table: {{wheel: {wheel}, roulette_up: {up}}}\nplayers: {json.dumps(pl)}\n"
-            f"croupier: {json.dumps(croupier or {})}\n")
+            f"croupier: {json.dumps(croupier or {})}\nfaults: {json.dumps({'croupier': croupier_faults or {}})}\n")
     return parse_scenario(text, "t.yaml").scenario
 
 
-def play(tmp: Path, sc, numbers: list, rounds: int, store: StreakStore | None, name="trace"):
-    """Run ``rounds`` rounds on the scripted wheel; the trace path and the controller."""
+def wagering(env, sc, telemetry, rng, **knobs):
+    """The ``roulette_wagering`` role as the bench builds it: the progressive table game system with
+    the paytable row's meter (``Table.wagering_meters``; ``knobs["meters"]`` overrides it, a
+    misconfigured system) for a progressive paytable, else the plain wagering device."""
+    meters = knobs.pop("meters", None) or sc.table.wagering_meters()
+    if meters is None:
+        return WageringSim(env, WageringParams(), rng, telemetry, name="roulette_wagering")
+    params = ProgressiveParams(meters=tuple(MeterSpec(**m) for m in meters), **knobs)
+    return ProgressiveTableSim(env, params, rng, telemetry, name="roulette_wagering")
+
+
+def play(tmp: Path, sc, numbers: list, rounds: int, state: dict | None = None, name="trace", **knobs):
+    """Run ``rounds`` rounds on the scripted wheel (going on from ``state`` when given); the trace
+    path and the controller. ``knobs``: the progressive system's parameters."""
     path = tmp / f"{name}.sqlite"
     env = simpy.Environment()
     writer = TraceWriter(path, {"game": "roulette", "scenario": sc.name})
@@ -77,33 +92,43 @@ def play(tmp: Path, sc, numbers: list, rounds: int, store: StreakStore | None, n
     devices = Devices(None, None, None)  # type: ignore[arg-type]
     devices.ball_wheel = ScriptedWheel(env, writer.record, sc.table.wheel, numbers)
     devices.illuminator = IlluminatorSim(env, IlluminatorParams(wheel=sc.table.wheel), RX, None, rng, writer.record)
-    devices.roulette_wagering = WageringSim(env, WageringParams(), rng, writer.record, name="roulette_wagering")
-    ctl = RouletteController(env, devices, writer, sc, RX, rng, store)
+    devices.roulette_wagering = wagering(env, sc, writer.record, rng, **knobs)
+    ctl = RouletteController(env, devices, writer, sc, RX, rng)
     writer.record("croupier", "table", ctl.describe())
+    if state is not None:
+        ctl.restore(state)
     env.run(until=ctl.run(rounds))
     writer.close()
     return path, ctl
 
 
-def events(path: Path, kind: str) -> list[dict]:
+def events(path: Path, kind: str, device: str = "croupier") -> list[dict]:
     with TraceReader(path) as r:
-        return [e.payload for e in r.events() if e.kind == kind and e.device == "croupier"]
+        return [e.payload for e in r.events() if e.kind == kind and e.device == device]
+
+
+def results(path: Path) -> dict:
+    return {c.id: c for c in run_checks(path, CheckConfig(chi2_min_spins=100_000))}
 
 
 def verdicts(path: Path) -> dict[str, str]:
-    return {c.id: c.verdict for c in run_checks(path, CheckConfig(chi2_min_spins=100_000))}
+    return {k: c.verdict for k, c in results(path).items()}
+
+
+def findings(path: Path, check: str) -> list[str]:
+    return [f.message for f in results(path)[check].findings]
 
 
 def test_a_restarted_rig_resumes_the_same_streak_and_settles_it(tmp_path):
-    store = StreakStore(tmp_path / "state" / "t.streak.json")
     sc = scenario()
-    first, ctl = play(tmp_path, sc, [5, 10], 2, store, "first")
+    first, ctl = play(tmp_path, sc, [5, 10], 2, name="first")
     wagers = [w for w in events(first, "wager") if w["kind"] == "up"]
     assert wagers and all(w["wager_id"].startswith("1-") for w in wagers)
-    saved = json.loads(store.path.read_text())
-    assert saved["numbers"] == [5, 10] and len(saved["wagers"]) == len(wagers)
-    # the rig restarts: a new process, a new trace, the same tracker
-    second, _ = play(tmp_path, sc, [20, 3], 2, store, "second")
+    state = json.loads(json.dumps(ctl.state()))  # JSON-able: committed with the round's trace
+    assert state["numbers"] == [5, 10] and len(state["wagers"]) == len(wagers) and "meters" not in state
+    assert [w["press_id"] for w in state["wagers"]] == [w["press_id"] for w in wagers]
+    # the rig restarts: a new process, the same streak
+    second, ctl2 = play(tmp_path, sc, [20, 3], 2, state, "second")
     resumed = events(second, "streak_resumed")
     assert resumed and resumed[0]["numbers"] == [5, 10]
     streaks = events(second, "streak")
@@ -117,7 +142,7 @@ def test_a_restarted_rig_resumes_the_same_streak_and_settles_it(tmp_path):
     v = verdicts(second)
     assert {k: v[k] for k in ("RU-617b.4g-streak", "RU-617b.4h-settlement")} == dict.fromkeys(
         ("RU-617b.4g-streak", "RU-617b.4h-settlement"), "pass")
-    assert json.loads(store.path.read_text())["numbers"] == []
+    assert ctl2.state()["numbers"] == [] and ctl2.state()["streaks_settled"] == 1
 
 
 def test_no_new_roulette_up_wagers_while_a_streak_runs(tmp_path):
@@ -142,20 +167,114 @@ def test_double_zero_order_and_36_end_the_streak(tmp_path):
     assert v["RU-617b.4g-streak"] == v["RU-617b.4h-settlement"] == "pass"
 
 
-def test_progressive_meter_hit_is_split_and_reseeded(tmp_path):
+def test_the_progressive_system_holds_the_meter_pays_the_hit_split_and_reseeds(tmp_path):
+    """P1 (§ 617b.4(h)(2)): seed = reseed = 10,000 × the $1 progressive wager, 20 % incrementation,
+    4 % reserve. 1..9 is a streak of 9: "100% of progressive meter", paid by the system."""
     sc = scenario(up="P1")
-    path, ctl = play(tmp_path, sc, list(range(1, 10)) + [1], 9, None)
-    hits = events(path, "meter_hit")
-    ups = [w for w in events(path, "wager") if w["kind"] == "up"]
-    assert len(hits) == 1 and hits[0]["winners"] == len(ups) >= 2
+    path, ctl = play(tmp_path, sc, list(range(1, 10)) + [1], 10)
+    dev = ctl.wagering
+    info = events(path, "device_info", "roulette_wagering")[0]
     seed = 10_000 * 100
-    meter = seed + sum(w["stake_cents"] for w in ups) * 20 // 100  # 20 % incrementation
-    share, rest = divmod(meter, len(ups))
+    assert info["meters"] == [{"name": "progressive", "seed_cents": seed, "reseed_cents": seed,
+                               "increment_rate": "1/5", "reserve_rate": "1/25"}]
+    every = [w for w in events(path, "wager") if w["kind"] == "up"]
+    incs = events(path, "meter_increment", "roulette_wagering")
+    assert sorted(i["press_id"] for i in incs) == sorted(w["press_id"] for w in every)
+    ups = [w for w in every if w["wager_id"].startswith("1-")]  # the streak's wagers (round 10's start the next)
+    assert len(ups) >= 2
+    hits = events(path, "meter_hit", "roulette_wagering")
+    assert len(hits) == 1 and hits[0]["winners"] == len(ups) and hits[0]["percent"] == 100
+    stakes = sum(w["stake_cents"] for w in ups)
+    meter = seed + Fraction(stakes, 5)  # 20 % of each wager, the fractions of a cent carried
+    share, rest = divmod(int(meter), len(ups))
+    assert hits[0]["jackpot_cents"] == int(meter) and hits[0]["paid_cents"] == share
+    assert hits[0]["value_cents"] == seed + rest and hits[0]["reseed_cents"] == seed
+    assert hits[0]["reserve_cents"] == 0  # 4 % of the wagers funded part of the reseed
     settled = events(path, "up_settle")
     assert {s["returned_cents"] for s in settled} == {share} and all(s["meter_share_cents"] == share for s in settled)
-    assert hits[0]["meter_cents"] == seed + rest == ctl.rec.meter_cents
+    later = sum(w["stake_cents"] for w in every if not w["wager_id"].startswith("1-"))
+    assert dev.controller.exact("progressive") == seed + rest + (meter - int(meter)) + Fraction(later, 5)
+    assert "meter_cents" not in ctl.state() and ctl.state()["meters"][0]["value_cents"] == int(dev.controller.exact("progressive"))
     v = verdicts(path)
     assert v["RU-617b.4h2-meter"] == v["RU-617b.4h-settlement"] == v["RU-617b.4g-streak"] == "pass"
+    assert v["RU-617b.4c1-device-accepted"] == "pass"
+
+
+def test_the_meter_is_restored_exactly_with_the_streak(tmp_path):
+    sc = scenario(up="P1", stake_cents=[100, 100])
+    first, ctl = play(tmp_path, sc, [3, 7], 2, name="first")
+    state = json.loads(json.dumps(ctl.state()))
+    snap = state["meters"][0]
+    ups = [w for w in events(first, "wager") if w["kind"] == "up"]
+    assert Fraction(snap["value_cents"]) + Fraction(snap["residue"]) == 1_000_000 + Fraction(20 * len(ups))
+    assert Fraction(snap["reserve_cents"]) + Fraction(snap["reserve_residue"]) == 4 * len(ups)
+    second, ctl2 = play(tmp_path, sc, [9, 2], 2, state, "second")
+    assert [asdict_(m) for m in ctl2.wagering.controller.snapshot()] != []
+    resumed = events(second, "streak_resumed")[0]
+    assert resumed["meters"] == state["meters"] and resumed["numbers"] == [3, 7]
+    v = verdicts(second)
+    assert v["RU-617b.4h2-meter"] in ("pass", "indeterminate") and v["RU-617b.4h-settlement"] == "pass"
+    assert not findings(second, "RU-617b.4h2-meter")
+
+
+def asdict_(m):
+    from dataclasses import asdict
+
+    return asdict(m)
+
+
+def test_a_misconfigured_meter_fails_the_meter_check_against_the_regulation_row(tmp_path):
+    sc = scenario(up="P1")
+    wrong = [{"name": "progressive", "seed_cents": 1_000_000, "reseed_cents": 10, "increment_rate": "18%",
+              "reserve_rate": "5%"}]
+    path, _ = play(tmp_path, sc, list(range(1, 10)) + [1], 10, meters=wrong)
+    got = findings(path, "RU-617b.4h2-meter")
+    assert any("increment_rate 9/50" in f and "1/5" in f for f in got)
+    assert any("reserve_rate 1/20" in f for f in got)
+    assert any("reseed_cents 10" in f for f in got) and any("reseeded at 10" in f for f in got)
+    # the reserve at the hit: 5 % of the wagers less a 10-cent reseed, where the row's make it 0
+    assert any("the reserve is" in f and "make it 0" in f for f in got)
+    assert verdicts(path)["RU-617b.4h2-meter"] == "fail"
+
+
+@pytest.mark.parametrize("knobs, words", [
+    ({"lost_increment_probability": 1.0}, "did not increment"),
+    ({"power_loss_at_s": 30.0}, "the meter went"),  # back to its seed: the next increment is off
+])
+def test_a_system_that_loses_increments_or_its_meter_fails_the_meter_check(tmp_path, knobs, words):
+    sc = scenario(up="P1")
+    path, _ = play(tmp_path, sc, [1, 2, 3, 2, 5, 6, 1], 7, **knobs)
+    got = findings(path, "RU-617b.4h2-meter")
+    assert got and any(words in f for f in got), got
+
+
+def test_one_winner_paid_the_whole_meter_fails_the_split(tmp_path):
+    sc = scenario(up="P1", croupier_faults={"no_meter_split": True})
+    path, _ = play(tmp_path, sc, list(range(1, 10)) + [1], 10)
+    assert events(path, "meter_hit", "roulette_wagering")[0]["winners"] == 1
+    assert any("the streak has" in f for f in findings(path, "RU-617b.4h2-meter"))
+
+
+def test_an_up_wager_without_a_press_fails_617b4c1(tmp_path):
+    sc = scenario(up="P1", croupier_faults={"up_wager_without_press": True}, roulette_up_probability=0.3)
+    path, _ = play(tmp_path, sc, [4, 9, 2], 3)
+    bad = [w for w in events(path, "wager") if w["kind"] == "up" and w["press_id"] is None]
+    assert bad
+    v = verdicts(path)
+    assert v["RU-617b.4c1-device-accepted"] == "fail"
+    assert v["RU-617b.4h2-meter"] == v["RU-617b.4h-settlement"] == "pass"  # a wager with no press feeds no meter
+
+
+@pytest.mark.parametrize("longest, numbers, clause", [
+    (3, [1, 2, 3, 4, 1], "§ 617b.4(g)(2)(iii)"),  # ends early, "longest" at 3 on Paytable C (8)
+    (12, list(range(1, 11)) + [1], "§ 617b.4(g)(2)(iii)"),  # goes on past the longest streak (9 on P1)
+])
+def test_a_tracker_with_the_wrong_longest_streak_fails_617b4g2iii(tmp_path, longest, numbers, clause):
+    up = "C" if longest < 8 else "P1"
+    sc = scenario(up=up, croupier_faults={"up_longest_streak": longest})
+    path, _ = play(tmp_path, sc, numbers, len(numbers))
+    got = findings(path, "RU-617b.4g-streak")
+    assert got and all(clause in f for f in got), got
 
 
 def test_a_round_past_the_respin_limit_is_void_and_the_streak_goes_on(tmp_path):
@@ -183,14 +302,13 @@ def test_a_wheel_that_stops_answering_voids_the_round_and_refunds(tmp_path):
     assert ctl.stats["void_rounds"] == 1
 
 
-def test_an_unreadable_or_foreign_tracker_state_is_refused(tmp_path):
-    store = StreakStore(tmp_path / "s.json")
-    store.path.write_text("{not json")
-    with pytest.raises(StreakStoreError, match="unreadable"):
-        play(tmp_path, scenario(), [5], 1, store)
-    store.path.write_text(json.dumps({"schema": 1, "wheel": "double-zero", "paytable": "C"}))
-    with pytest.raises(StreakStoreError, match="double-zero"):
-        play(tmp_path, scenario(), [5], 1, store, "b")
+def test_an_unreadable_or_foreign_table_state_is_refused(tmp_path):
+    with pytest.raises(RouletteStateError, match="unreadable"):
+        play(tmp_path, scenario(), [5], 1, {"schema": 2, "numbers": [], "bogus": 1})
+    with pytest.raises(RouletteStateError, match="double-zero"):
+        play(tmp_path, scenario(), [5], 1, {"schema": 2, "wheel": "double-zero", "paytable": "C"}, "b")
+    with pytest.raises(RouletteStateError, match="schema 1"):
+        play(tmp_path, scenario(), [5], 1, {"schema": 1, "wheel": "single-zero", "paytable": "C"}, "c")
 
 
 @pytest.mark.parametrize("text, where", [
