@@ -6,7 +6,11 @@
      "provenance": {git SHA and dirty flag, sha256 of bench / scenario / rules files, seeds,
                     package versions, python, platform, host, command, started/finished (UTC)},
      "summary": {"scenarios", "expectations_met", "expectations_not_met"},
-     "coverage": {check id: {"section", "failed_as_expected_by": [scenario, ...]}},
+     "coverage": {check id: {"section", "clauses": [clause id, ...], "failed_as_expected_by": [scenario, ...]}},
+     "clause_coverage": {"counts": {"clauses", "fault-proven", "checked", "out of scope", "not covered"},
+                         "by_game": {game: counts}, "by_section": {section: counts},
+                         "not_covered": [clause id, ...],
+                         "clauses": {clause id: {"status", "checks", "proven_by"}}},
      "scenarios": [{"name", "file", "sha256", "seed", "expectation_met", "expected_failures",
                     "unexpected_failures", "missed_failures", "stats", "trace", "wall_s", "forced_result",
                     "checks": [{"id", "section", "title", "regulation", "verdict", "summary",
@@ -84,23 +88,39 @@ def _sha(text: str) -> str:
 
 
 def coverage(results: list[dict[str, Any]]) -> dict[str, Any]:
-    """Per check: which fault scenarios expected it to fail and saw it fail."""
+    """Per check: the clauses its section cites (``hil.traceability``) and which fault scenarios
+    expected it to fail and saw it fail."""
+    from hil.traceability import parse_citation
+
     cov: dict[str, Any] = {}
     for r in results:
         for c in r["checks"]:
-            entry = cov.setdefault(c["id"], {"section": c["section"], "failed_as_expected_by": []})
+            entry = cov.get(c["id"])
+            if entry is None:
+                entry = cov[c["id"]] = {"section": c["section"], "clauses": list(parse_citation(c["section"]).clauses),
+                                        "failed_as_expected_by": []}
             if c["id"] in r["expected_failures"] and c["verdict"] == "fail":
                 entry["failed_as_expected_by"].append(r["name"])
     return cov
 
 
+def clause_coverage(cov: dict[str, Any]) -> dict[str, Any]:
+    """Every clause of the supplied sections for this run: fault-proven (a citing check failed as a
+    fault scenario expected), checked (a citing check ran), out of scope (declared) or not covered."""
+    from hil.traceability import run_coverage
+
+    return run_coverage(cov)
+
+
 def build_report(results: list[dict[str, Any]], prov: dict[str, Any]) -> dict[str, Any]:
     met = sum(r["expectation_met"] for r in results)
+    cov = coverage(results)
     return {
         "report_schema": REPORT_SCHEMA,
         "provenance": prov,
         "summary": {"scenarios": len(results), "expectations_met": met, "expectations_not_met": len(results) - met},
-        "coverage": coverage(results),
+        "coverage": cov,
+        "clause_coverage": clause_coverage(cov),
         "scenarios": results,
     }
 
@@ -178,4 +198,10 @@ def print_summary(report: dict[str, Any], out_dir: Path, console: Console | None
     console.print(f"{s['expectations_met']}/{s['scenarios']} scenarios met their expectation; "
                   f"{len(cov) - len(uncovered)}/{len(cov)} checks proven able to fail by a fault scenario"
                   + (f" (not: {', '.join(uncovered)})" if uncovered else ""))
+    cc = report.get("clause_coverage")
+    if cc:
+        n = cc["counts"]
+        console.print(f"clauses of the supplied sections: {n['clauses']} — {n['fault-proven']} fault-proven, "
+                      f"{n['checked']} checked, {n['out of scope']} out of scope, {n['not covered']} not covered "
+                      "in this run (croupier traceability lists them)")
     console.print(f"reports: {out_dir / 'report.json'}, {out_dir / 'junit.xml'}; traces: {out_dir / 'traces'}")
