@@ -193,3 +193,40 @@ def test_exact_rtp_matches_monte_carlo(name, wheel):
     (entry,) = roulette_up_rtp(name, wheel)
     mean, se = _monte_carlo(name, wheel, 400_000, seed=617_4)
     assert abs(mean - float(entry.rtp_exact)) < 4 * se, (mean, se, float(entry.rtp_exact))
+
+
+# --------------------------------------------------------------------------- the progressive system's meter
+
+CODE = Path("/work/shared/regulations/58-pa-code-617b4-roulette-up.txt")
+
+
+@pytest.mark.parametrize("name, seed_multiple, increment, reserve", [
+    ("P1", 10_000, "1/5", "1/25"), ("P2", 10_000, "1/5", "1/25"), ("P3", 10_000, "9/50", "1/25"),
+    ("P4", 3_000, "9/50", "1/20"), ("P5", 3_000, "9/50", "1/20"), ("P6", 3_000, "9/50", "1/20"),
+    ("P7", 3_000, "19/100", "0"),  # reserve rate "n/a"
+])
+def test_the_meter_of_each_progressive_row(name, seed_multiple, increment, reserve):
+    """§ 617b.4(h)(2): "Seed/Reseed | N* the progressive wager | Incrementation | Reserve Rate" —
+    one cell for the seed and the reseed."""
+    from rules.roulette_up import UP_METER, meter_spec
+
+    m = meter_spec(name, 500)
+    assert m == {"name": UP_METER, "seed_cents": seed_multiple * 500, "reseed_cents": seed_multiple * 500,
+                 "increment_rate": increment, "reserve_rate": reserve}
+    if CODE.exists():  # the Code text's row for this paytable
+        text = " ".join(CODE.read_text(encoding="utf-8").split())
+        block = text.split(f"Progressive Paytable {name[1]} |")[1]
+        seed, inc, res = re.search(r"\| ([\d,]+)\* the progressive wager \| ([\d]+%|n/a) \| ([\d]+%|n/a) \|",
+                                   block).groups()
+        assert int(seed.replace(",", "")) == seed_multiple
+        assert Fraction(int(inc[:-1]), 100) == Fraction(increment)
+        assert (Fraction(0) if res == "n/a" else Fraction(int(res[:-1]), 100)) == Fraction(reserve)
+
+
+def test_a_non_progressive_paytable_has_no_meter():
+    from rules.roulette_up import meter_spec
+
+    with pytest.raises(ValueError, match="not progressive"):
+        meter_spec("C", 100)
+    with pytest.raises(ValueError, match="positive"):
+        meter_spec("P1", 0)
