@@ -249,7 +249,11 @@ def assert_sound(sc: dict, rounds: dict[int, list]) -> None:
     croupier's ``spin_valid`` of that result, and the round's result that spot."""
     assert sc["error"] is None
     assert sc["stats"]["rounds"] == ROUNDS
-    assert {c["id"] for c in sc["checks"] if c["verdict"] == "fail"} <= {EVIDENCE}
+    failed = {c["id"] for c in sc["checks"] if c["verdict"] == "fail"}
+    assert failed <= {EVIDENCE, "EVIDENCE-link"}
+    # a run on a faulty link is never MET silently: its own evidence check fails on the wire faults
+    wire_faults = sum(1 for evs in rounds.values() for e in evs if e.kind == "wire_fault")
+    assert ("EVIDENCE-link" in failed) == (wire_faults > 0), wire_faults
     settlement = [c for c in sc["checks"] if c["id"] == "CT-690.2e-settlement"]
     assert settlement and settlement[0]["verdict"] == "pass"
     assert sorted(n for n in rounds if n > 0) == list(range(1, ROUNDS + 1))
