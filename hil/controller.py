@@ -9,8 +9,12 @@ One round::
     → spin validation: on a peg ⇒ void (§ 690.2(d)); < 3 revolutions ⇒ void (§ 690.2(b));
       no result reported in time ⇒ void; a void spin is respun, up to ``respin_limit`` times,
       each attempt recorded; past the limit the round is void and every wager refunded
+    → wagers outside the Rules Submission's minimum / maximum wager refused (§ 690.1(g)(4))
     → settlement through ``rules.crazy_time.settle``: losing wagers collected first, then
-      winners paid (§ 690.2(e)–(f)), odds per § 690.4 with the Top Slot multiplier (§ 690.3)
+      winners paid (§ 690.2(e)), odds per § 690.4 with the Top Slot multiplier (§ 690.3); on a
+      bonus game symbol the losing wagers are collected, THEN the bonus game is played and its
+      winners paid (§ 690.2(f)); a bonus game that cannot finish voids only its own wagers
+      (refunded), the losers staying collected
     → round_end, trace committed.
 
 The controller decides from what the devices report; it never writes a verdict. The checks
@@ -181,23 +185,26 @@ class TableCroupier:
         """The one path from an accepted press to a wager, for every table (§ 690.2(a),
         § 617b.4(c)(2), § 633b.17(c)(2)): a press is a player's wager only if the device accepted it
         *before* the croupier's "no more bets" instant ``t_no_more_bets`` (device time, mapped into
-        the rig's time by the adapter) and it is not the rig's own actuator press (the lock-out
+        the rig's time by the adapter: before it by more than the clock map's uncertainty, so a
+        press only possibly before it is refused) and it is not the rig's own actuator press (the lock-out
         probe: its presses are measurements, never wagers). A press the device accepted at or after
         the instant — even inside its allowed lock-out latency — is refused here and recorded
         (``wager_rejected`` with its ``press_id`` and ``latency_s`` after "no more bets"); it is
         never collected, paid or confirmed to a progressive system. Returns the on-time player
         presses (on ``spots`` when given), in device-time order."""
         out: list[PressAnswer] = []
+        clock = getattr(self.wagering, "clock", None)  # a real device's clock map: its uncertainty
+        u = float(getattr(clock, "uncertainty_s", 0.0) or 0.0)
         for a in sorted(self.answers, key=lambda a: (a.device_time_s, a.press_id)):
             if not a.accepted or a.press_id in self.probe_press_ids:
                 continue
             if spots is not None and a.spot not in spots:
                 continue
-            if a.device_time_s >= t_no_more_bets:
+            if a.device_time_s + u >= t_no_more_bets:  # not provably before "no more bets"
                 self._say("wager_rejected", {"kind": "press", "seat": a.seat, "press_id": a.press_id,
                                              "spot": a.spot, "stake_cents": a.stake_cents,
                                              "latency_s": round(a.device_time_s - t_no_more_bets, 9),
-                                             "reason": "placed after no more bets"})
+                                             "clock_uncertainty_s": u, "reason": "placed after no more bets"})
                 self.stats["late_presses_refused"] = self.stats.get("late_presses_refused", 0) + 1
                 continue
             out.append(a)
@@ -234,7 +241,7 @@ class CrazyTimeController(TableCroupier):
         self.spin_count = 0
         self.t_no_more_bets = 0.0
         self.stats = {"rounds": 0, "spins": 0, "void_spins": 0, "void_rounds": 0}
-        self.bonus = BonusCroupier(env, devices, self._say, scenario, self.prng)
+        self.bonus = BonusCroupier(env, devices, self._say, scenario, self.prng, rules)
 
     # ------------------------------------------------------------------ one round
     def _round(self, n: int):
@@ -259,7 +266,7 @@ class CrazyTimeController(TableCroupier):
             result = yield from self._spin_until_valid(n, announce_after=False)
 
         self._update_search()
-        wagers = self._wagers(n)
+        wagers = self._within_limits(self._wagers(n))
         self.stats["rounds"] += 1
         if result is None:
             self._void(n, wagers, "respin_limit")
@@ -269,16 +276,48 @@ class CrazyTimeController(TableCroupier):
         if cr.force_result is not None:  # the lab's forced-outcome test mode (recorded)
             spot = Spot(cr.force_result)
             self._say("forced_result", {"spot": str(spot), "wheel_spot": stop.spot})
-        outcome = TopSlotOutcome(Spot(top.spot), top.multiplier, top.aligned and not self.faults.ignore_top_slot)
-        bonus_odds = None
-        if spot in BONUS_SPOTS:  # § 690.4(b): the bonus game sets the odds
-            seats = sorted({w.seat for w in wagers if w.spot == spot})
+        f = self.faults
+        aligned = (top.aligned or f.top_slot_unaligned_applied) and not f.ignore_top_slot  # § 690.3(c)(1)–(2)
+        outcome = TopSlotOutcome(Spot(top.spot), top.multiplier, aligned)
+        if spot not in BONUS_SPOTS:  # § 690.2(e): collect the losing wagers, then pay the winners
+            self._settle(n, wagers, stop, top, spot, outcome, None)
+            return
+        # § 690.2(f): "the dealer shall first collect all losing wagers. The dealer shall then proceed to
+        # play the winning bonus game to determine the payout odds and pay off all winning wagers."
+        seats = sorted({w.seat for w in wagers if w.spot == spot})
+        if f.bonus_before_collect:  # a wrong croupier: the game first, everything settled (or refunded) after it
             values = yield from self.bonus.play(spot, outcome.multiplier_for(spot), seats)
             if values is None:
                 self._void(n, wagers, "bonus_void")
                 return
-            bonus_odds = {seat: ToOne(v) for seat, v in values.items()}
-        self._settle(n, wagers, stop, top, spot, outcome, bonus_odds)
+            self._settle(n, wagers, stop, top, spot, outcome, {seat: ToOne(v) for seat, v in values.items()})
+            return
+        losers = [w for w in wagers if w.spot != spot]
+        winners = [w for w in wagers if w.spot == spot]
+        collected = self._collect_losers(settle(losers, spot, outcome).collections)
+        values = yield from self.bonus.play(spot, outcome.multiplier_for(spot), seats)  # § 690.4(b)
+        if values is None:  # the game cannot finish: its wagers, not yet settled, are void and refunded
+            self._bonus_void(n, wagers, winners, spot, collected)
+            return
+        self._settle(n, winners, stop, top, spot, outcome, {seat: ToOne(v) for seat, v in values.items()},
+                     collected=collected, wagers_total=len(wagers))
+
+    def _within_limits(self, wagers: list[Wager]) -> list[Wager]:
+        """§ 690.1(g)(4): a wager below the minimum or above the maximum wager of the Rules
+        Submission (``Limits.wager_deviation``) is refused (``wager_rejected``, kind ``limits``) and
+        never settled; the rest are returned. ``faults.croupier.accept_outside_limits`` keeps them."""
+        if self.faults.accept_outside_limits:
+            return wagers
+        out = []
+        for w in wagers:
+            why = self.rules.limits.wager_deviation(w.stake_cents)
+            if why is None:
+                out.append(w)
+                continue
+            self._say("wager_rejected", {"kind": "limits", "wager_id": w.wager_id, "seat": w.seat, "spot": str(w.spot),
+                                         "stake_cents": w.stake_cents, "reason": why})
+            self.stats["wagers_refused_limits"] = self.stats.get("wagers_refused_limits", 0) + 1
+        return out
 
     def _wagers(self, n: int) -> list[Wager]:
         """This round's wagers: the players' presses accepted before "no more bets"
@@ -371,24 +410,50 @@ class CrazyTimeController(TableCroupier):
         return None
 
     # ------------------------------------------------------------------ settlement
+    def _collect_losers(self, collections) -> int:
+        """Record the collection of each losing wager; the cents collected."""
+        for c in collections:
+            self._say("collect", {"wager_id": c.wager_id, "seat": c.seat, "spot": str(c.spot),
+                                  "stake_cents": c.stake_cents})
+        return sum(c.stake_cents for c in collections)
+
+    def _bonus_void(self, n: int, wagers: list[Wager], winners: list[Wager], result: Spot, collected: int) -> None:
+        """A bonus game that could not finish (``bonus_void``): the losing wagers were collected before
+        it (§ 690.2(f)) and stay collected; the wagers on the bonus game, whose odds it was to set, are
+        void and refunded. The round is recorded void (``reason`` bonus_void) with what was collected."""
+        self.stats["void_rounds"] += 1
+        for w in winners:
+            self._say("refund", {"wager_id": w.wager_id, "seat": w.seat, "spot": str(w.spot),
+                                 "stake_cents": w.stake_cents})
+        self._say("round_end", {"round": n, "void": True, "reason": "bonus_void", "result": str(result),
+                                "wagers": len(wagers), "collected_cents": collected,
+                                "refunded_cents": sum(w.stake_cents for w in winners)})
+
     def _settle(self, n: int, wagers: list[Wager], stop: SpinStop, top: TopSlotStop, result: Spot,
-                outcome: TopSlotOutcome, bonus_odds: dict[int, ToOne] | None) -> None:
+                outcome: TopSlotOutcome, bonus_odds: dict[int, ToOne] | None, collected: int | None = None,
+                wagers_total: int | None = None) -> None:
+        """Settle ``wagers`` on ``result``: collect the losers, then pay the winners (§ 690.2(e)–(f)).
+        After a bonus game the losers were collected before it (``collected``: their cents) and
+        ``wagers`` are its winners only."""
         f = self.faults
-        s = settle(wagers, result, outcome, self.rules.limits.max_payout_per_round_cents, bonus_odds=bonus_odds)
-        collections = [("collect", {"wager_id": c.wager_id, "seat": c.seat, "spot": str(c.spot),
-                                    "stake_cents": c.stake_cents}) for c in s.collections]
+        cap = None if f.ignore_payout_limit else self.rules.limits.max_payout_per_round_cents  # § 690.1(g)(4)
+        s = settle(wagers, result, outcome, cap, bonus_odds=bonus_odds)
         payments = [("pay", {"wager_id": p.wager_id, "seat": p.seat, "spot": str(p.spot),
                              "stake_cents": p.stake_cents, "odds": str(p.odds),
                              "odds_ratio": str(p.odds.ratio), "win_cents": p.win_cents + f.payout_error_cents,
                              "capped": p.capped}) for p in s.payments]
-        steps = payments + collections if f.pay_before_collect else collections + payments
-        for kind, payload in steps:  # § 690.2(e)-(f): collect losers first, then pay winners
-            self._say(kind, payload)
+        if f.pay_before_collect:
+            for kind, payload in payments:
+                self._say(kind, payload)
+        collected = (collected or 0) + self._collect_losers(s.collections)
+        if not f.pay_before_collect:
+            for kind, payload in payments:  # § 690.2(e)-(f): collect losers first, then pay winners
+                self._say(kind, payload)
         self._say("round_end", {
             "round": n, "void": False, "result": str(result), "section_index": stop.section_index,
             "top_slot": {"spot": top.spot, "multiplier": top.multiplier, "aligned": top.aligned},
-            "wagers": len(wagers),
-            "collected_cents": sum(c.stake_cents for c in s.collections),
+            "wagers": len(wagers) if wagers_total is None else wagers_total,
+            "collected_cents": collected,
             "paid_cents": sum(p["win_cents"] for _, p in payments),
         })
 

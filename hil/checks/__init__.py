@@ -42,13 +42,20 @@ def run_checks(trace_path: Path, config: CheckConfig | None = None) -> list[Chec
         if config is None:
             config = CheckConfig.from_json(reader.meta().get("check_config"))
         checks: list[Check] = [cls(config) for cls in checks_for(reader.meta().get("game", "crazy-time"))]
+        uncertainty: dict[str, float] = {}  # device -> its clock map's uncertainty (real devices)
         for n, events in reader.rounds():
             if n == 0:
                 bench = BenchView.of(events)
+                uncertainty = {d: float(i["clock_uncertainty_s"]) for d, i in bench.info.items()
+                               if isinstance(i, dict) and isinstance(i.get("clock_uncertainty_s"), (int, float))}
                 for c in checks:
                     c.setup(bench)
                 continue
             rv = RoundView.of(n, events)
+            rv.clock_uncertainty_s = dict(uncertainty)
+            for e in events:  # a reconnected link measured its clock afresh: from the next round on
+                if e.kind == "wire_reconnected" and isinstance(e.payload.get("clock_uncertainty_s"), (int, float)):
+                    uncertainty[e.device] = float(e.payload["clock_uncertainty_s"])
             for c in checks:
                 try:
                     c.observe(rv)

@@ -116,6 +116,9 @@ class RoundView:
     pays: list[Event] = field(default_factory=list)
     refunds: list[Event] = field(default_factory=list)
     end: Event | None = None
+    #: device -> the uncertainty of its clock map into the rig's time (s), as its adapter declared it
+    #: (``device_info`` / ``wire_reconnected``: ``clock_uncertainty_s``); set by ``run_checks``
+    clock_uncertainty_s: dict[str, float] = field(default_factory=dict, repr=False)
     #: results derived once per round and shared by the checks (e.g. the bonus-game replay,
     #: ``hil.checks.bonus.replay_bonus``), keyed by what derived them
     derived: dict[str, Any] = field(default_factory=dict, repr=False)
@@ -178,12 +181,14 @@ class RoundView:
     def wager_presses(self, spots: tuple[str, ...] | None = None) -> dict[int, Event]:
         """The one rule every table's checks share (§ 690.2(a), § 617b.4(c)(2), § 633b.17(c)(2)): a
         press is a player's wager only if the *device* reports it accepted, timestamped (device time
-        mapped into the rig's) before the croupier's "no more bets", and it is not the rig's probe.
-        press_id -> the device's ``press`` report."""
+        mapped into the rig's) before the croupier's "no more bets" by more than the device clock
+        map's uncertainty (``clock_uncertainty_s`` the adapter declared, 0 for a simulated device),
+        and it is not the rig's probe. press_id -> the device's ``press`` report."""
         nmb = self.no_more_bets.sim_time if self.no_more_bets is not None else float("inf")
+        u = self.clock_uncertainty_s
         return {p.payload["press_id"]: p for p in self.presses
-                if p.payload["accepted"] and p.payload["device_time_s"] < nmb and not self.is_probe_press(p)
-                and (spots is None or p.payload.get("spot") in spots)}
+                if p.payload["accepted"] and p.payload["device_time_s"] + u.get(p.device, 0.0) < nmb
+                and not self.is_probe_press(p) and (spots is None or p.payload.get("spot") in spots)}
 
     def by_croupier(self, kind: str) -> list[Event]:
         """The croupier's records of ``kind`` this round, in order."""
