@@ -364,7 +364,7 @@ class StreakRules(UpCheck):
     the croupier's tracker exactly so; a streak starts only when Roulette Up wagers were placed."""
 
     id = "RU-617b.4g-streak"
-    section = "§ 617b.4(f)–(g)"
+    section = "§ 617b.4(f)–(g)(2)(iii)"
     title = "Streak tracked by the rules (greater continues; ≤, 36 or the longest ends)"
 
     def __init__(self, config):
@@ -477,7 +477,7 @@ class UpSettlement(UpCheck):
     wager of the streak, once, at the length the tracker ended on."""
 
     id = "RU-617b.4h-settlement"
-    section = "§ 617b.4(h)"
+    section = "§ 617b.4(h)–(h)(2)"
     title = "Roulette Up wagers settled by the paytable when the streak ends"
 
     def __init__(self, config):
