@@ -375,6 +375,12 @@ class StreakRules(UpCheck):
         self.rounds += 1
         if self.up is None:
             return
+        for r in rv.by_croupier("streak_resumed"):  # a restart in this trace: the streak it goes on with
+            got = [pocket_key(x) for x in r.payload.get("numbers", [])]
+            if got != [pocket_key(x) for x in self.numbers]:
+                self.finding(rv.n, r, f"the streak resumed at {got}; the trace before the restart leaves it at "
+                             f"{[pocket_key(x) for x in self.numbers]}")
+                self.numbers = list(r.payload.get("numbers", []))
         recs = rv.by_croupier("streak")
         ball = valid_ball(rv) if rv.settled else None
         new_up = any(w.payload["kind"] == "up" for w in rv.by_croupier("wager"))
