@@ -6,10 +6,14 @@ opens a round, coil ``lockout`` ← 1 is the dealer's lock-out button, ``press_i
 ``probe_arm_seq`` arms the probe. Added here: coil ``win_light`` (one per seat) lights or puts out a
 seat's win light; ``pay_seq`` ← new value pays ``pay_meter`` (an index into the declared meters) at
 ``pay_percent`` shared by ``pay_winners`` (a value the model refuses is ILLEGAL_VALUE and changes
-nothing). Every answered press goes to the press log with its meter increments; the status block
-shows the meters as the table shows them, the link (lost and restored, with the meters re-read on
-restore), power losses and the last payout. The declaration block (meters with their seeds and exact
-rates, linked or standalone, the link id) is written once.
+nothing); ``confirm_seq`` ← new value is the dealer's confirmation of the round's wagers
+(``confirm_press_ids[:confirm_count]``; a ``confirm_final = more`` batch is held until the ``final``
+one, then the model's ``confirm_wagers`` gets every held id). Every answered press goes to the press
+log (a press increments nothing); what became of each accepted press — confirmed with its meter
+increments, void, or a confirmation refused — goes to the wager log, in the model's order. The
+status block shows the meters as the table shows them, the link (lost and restored, with the meters
+re-read on restore), power losses and the last payout. The declaration block (meters with their
+seeds and exact rates, linked or standalone, the link id) is written once.
 
 ``--param meters='[{"name": "mega", "seed_cents": 200000, "increment_rate": "14%"}, ...]'``: the
 meters as JSON on the command line (the control endpoint takes them as a list).
@@ -48,7 +52,7 @@ class ProgressiveGlue(WageringGlue):
 
     A ``WageringGlue`` for the lock-out, press and probe commands (its ``on_write`` and its
     ``lockout_ns``, ``betting_open``, ``answers`` and ``truth_sink``); this map has no per-seat
-    last-press registers, so the press log (with its increments) is written here."""
+    last-press registers, so the press log is written here, and the wager log."""
 
     def __init__(self, clock: ModelClock, params: ProgressiveParams, rng: np.random.Generator, rmap: RegisterMap,
                  truth_sink: Callable[[dict[str, float]], None] | None = None) -> None:
@@ -62,9 +66,10 @@ class ProgressiveGlue(WageringGlue):
             raise ValueError(f"{rmap.name}: meter_value_cents holds {self.slots} meters, the system has "
                              f"{len(params.meters)}")
         logged = {p.name for p in rmap.points}
-        if missing := [f"press_log_meter{i}_{kind}_cents" for i in range(1, len(params.meters) + 1)
-                       for kind in ("increment", "value") if f"press_log_meter{i}_{kind}_cents" not in logged]:
+        if missing := [f"wager_log_meter{i}_{kind}_cents" for i in range(1, len(params.meters) + 1)
+                       for kind in ("increment", "value") if f"wager_log_meter{i}_{kind}_cents" not in logged]:
             raise ValueError(f"{rmap.name}: no point(s) {', '.join(missing)} to log the increments of every meter")
+        self.wager_log_size = rmap.point("wager_log_id").count
         name_regs = rmap.point("meter_names").count // self.slots
         names: list[int] = []
         for m in params.meters:
@@ -77,7 +82,11 @@ class ProgressiveGlue(WageringGlue):
         self.betting_open = False
         self.answers = []
         self.truth_sink = truth_sink or (lambda _t: None)
-        self._increments: dict[int, list[Increment]] = {}
+        #: wager-log entries not yet written to the image: (press id, outcome, reason, device ns, increments)
+        self._entries: list[tuple[int, str, str, int, list[Increment]]] = []
+        self._confirming: list[tuple[str, dict[str, Any]]] | None = None  # the model's reports during a confirmation
+        self._held: list[int] = []  # ids of confirm batches marked "more", until the final one
+        self._wagers = 0  # wager-log entries written since power-up (wager_count shows it modulo 65536)
         self._index = {m.name: i for i, m in enumerate(params.meters)}
         self._values: dict[str, Any] = {
             "seats": params.seats, "meter_count": len(params.meters),
@@ -116,9 +125,11 @@ class ProgressiveGlue(WageringGlue):
         ns = self.clock.ns(payload["device_time_s"]) if "device_time_s" in payload else 0
         if kind in ("lockout_command", "press"):
             self._telemetry(device, kind, payload)  # WageringGlue's: lockout_ns, answers
-        elif kind == "meter_increment":
-            self._increments.setdefault(payload["press_id"], []).append(
-                Increment(payload["meter"], payload["amount_cents"], payload["value_cents"]))
+        elif kind in ("meter_increment", "confirm_refused", "press_void"):
+            if self._confirming is not None:
+                self._confirming.append((kind, payload))  # sorted into entries by _confirm
+            elif kind == "press_void":  # a new round dropped the last one's unconfirmed presses
+                self._entries.append((payload["press_id"], "void", payload["reason"], ns, []))
         elif kind == "win_light":
             lit = list(self._values["win_light_ns"])
             lit[payload["seat"] - 1] = ns
@@ -147,21 +158,37 @@ class ProgressiveGlue(WageringGlue):
         image.set("device_clock_ns", self.clock.ns())
         if self.answers:
             self._log(image)
+        if self._entries:
+            self._log_wagers(image)
 
     def _log(self, image: RegisterImage) -> None:
         meters = range(1, len(self._index) + 1)
-        names = ["id", "seat", "spot", "stake_cents", "status", "reason", "press_ns", "answer_ns", "increment_mask",
-                 *(f"meter{i}_{k}_cents" for i in meters for k in ("increment", "value"))]
+        names = ["id", "seat", "spot", "stake_cents", "status", "reason", "press_ns", "answer_ns"]
         log = {name: image.get(f"press_log_{name}") for name in names}
         total = image.get("press_count")
         for a in self.answers:
             total += 1
             i = (a.press_id - 1) % self.log_size
-            incs = self._increments.pop(a.press_id, [])
             entry = dict(id=a.press_id, seat=a.seat if 0 <= a.seat <= 0xFFFF else 0, spot=a.spot,
                          stake_cents=min(a.stake_cents, _U32), status="accepted" if a.accepted else "rejected",
                          reason=a.reason or "none", press_ns=self.clock.ns(a.device_time_s),
-                         answer_ns=self.clock.ns(a.answer_time_s),
+                         answer_ns=self.clock.ns(a.answer_time_s))
+            for name, value in entry.items():
+                log[name][i] = value
+        self.answers.clear()
+        image.set("press_count", total)
+        for name, values in log.items():
+            image.set(f"press_log_{name}", values)
+
+    def _log_wagers(self, image: RegisterImage) -> None:
+        meters = range(1, len(self._index) + 1)
+        names = ["id", "press_id", "outcome", "reason", "ns", "increment_mask",
+                 *(f"meter{k}_{f}_cents" for k in meters for f in ("increment", "value"))]
+        log = {name: image.get(f"wager_log_{name}") for name in names}
+        for press_id, outcome, reason, ns, incs in self._entries:
+            self._wagers += 1
+            i = (self._wagers - 1) % self.wager_log_size
+            entry = dict(id=self._wagers, press_id=press_id, outcome=outcome, reason=reason, ns=ns,
                          increment_mask=sum(1 << self._index[inc.meter] for inc in incs))
             for k in meters:
                 entry[f"meter{k}_increment_cents"] = entry[f"meter{k}_value_cents"] = 0
@@ -171,10 +198,36 @@ class ProgressiveGlue(WageringGlue):
                 entry[f"meter{k}_value_cents"] = min(inc.value_cents, _U64)
             for name, value in entry.items():
                 log[name][i] = value
-        self.answers.clear()
-        image.set("press_count", total)
+        self._entries.clear()
+        image.set("wager_count", self._wagers & 0xFFFF)
         for name, values in log.items():
-            image.set(f"press_log_{name}", values)
+            image.set(f"wager_log_{name}", values)
+
+    def _confirm(self, press_ids: list[int]) -> None:
+        """The model's ``confirm_wagers`` on ``press_ids``, its reports made wager-log entries in its
+        order: per id a refusal, a confirmation with its increments (none: the increment was lost),
+        then the pending presses it voided."""
+        self._confirming = reports = []
+        try:
+            self.model.confirm_wagers(press_ids)
+        finally:
+            self._confirming = None
+        ns = self.clock.ns()
+        at = 0
+        for pid in press_ids:
+            if at < len(reports) and reports[at][0] == "confirm_refused" and reports[at][1]["press_id"] == pid:
+                self._entries.append((pid, "refused", "none", ns, []))
+                at += 1
+                continue
+            incs = []
+            while at < len(reports) and reports[at][0] == "meter_increment" and reports[at][1]["press_id"] == pid:
+                r = reports[at][1]
+                incs.append(Increment(r["meter"], r["amount_cents"], r["value_cents"]))
+                at += 1
+            self._entries.append((pid, "confirmed", "none", ns, incs))
+        for kind, r in reports[at:]:
+            if kind == "press_void":
+                self._entries.append((r["press_id"], "void", r["reason"], self.clock.ns(r["device_time_s"]), []))
 
     # ------------------------------------------------------------- commands
     def on_write(self, name: str, value: Any, image: RegisterImage) -> ExcCodes | None:
@@ -194,5 +247,16 @@ class ProgressiveGlue(WageringGlue):
                                      image.get("pay_winners"))
             except ValueError:
                 return ExcCodes.ILLEGAL_VALUE
+            return None
+        if name == "betting_open" and value:
+            self._held = []  # a new round: a confirmation never finished is discarded (its presses void)
+        if name == "confirm_seq":
+            count, ids = image.get("confirm_count"), image.get("confirm_press_ids")
+            if not 0 <= count <= len(ids):
+                return ExcCodes.ILLEGAL_VALUE  # nothing held, nothing confirmed
+            self._held += [int(i) for i in ids[:count]]
+            if image.get("confirm_final") == "final":
+                press_ids, self._held = self._held, []
+                self._confirm(press_ids)
             return None
         return super().on_write(name, value, image)

@@ -11,19 +11,25 @@ the press log. Added here:
 * ``meters`` reads ``meter_value_cents`` with ``link_state`` and ``device_clock_ns`` in one read;
 * ``pay_meter`` writes ``pay_meter``/``pay_percent``/``pay_winners``/``pay_seq`` in one FC16
   request; the result block, read with the status, resolves it (a refused payout is a
-  ``wire_fault`` and its event never triggers).
+  ``wire_fault`` and its event never triggers);
+* ``confirm_wagers`` writes ``confirm_count``/``confirm_press_ids``/``confirm_final``/``confirm_seq``
+  in one FC16 request per batch of at most ``confirm_press_ids``' count ids (the last batch
+  ``final``); it resolves once the wager log holds an entry (``confirmed`` or ``refused``) for every
+  id asked — a confirmation of no ids once its write is answered — with the ids whose entries say
+  they incremented a meter.
 
-The poller reads the status block (input 0..123 in the shipped map) every ``poll_period_s``:
-``press_count`` moved → the press log with each press's meter increments (``press`` then one
-``meter_increment`` per incremented meter, as the model reports them); ``pay_count`` moved →
-``meter_hit``; the link and power-loss counters moved → ``link_lost``, ``link_restored`` (with the
-meters re-read from the controller), ``power_loss``. Events of one poll are delivered in device-time
-order. The meters' names, seeds and exact rates are read once, for ``device_info``.
+The poller reads the status block (input 1..124 in the shipped map) every ``poll_period_s``:
+``press_count`` moved → the press log (``press``); ``wager_count`` moved → the wager log (a
+confirmed entry: one ``meter_increment`` per incremented meter; ``press_void``; ``confirm_refused``
+— as the model reports them); ``pay_count``
+moved → ``meter_hit``; the link and power-loss counters moved → ``link_lost``, ``link_restored``
+(with the meters re-read from the controller), ``power_loss``. Events of one poll are delivered in
+device-time order. The meters' names, seeds and exact rates are read once, for ``device_info``.
 """
 
 from __future__ import annotations
 
-from collections import deque
+from collections import Counter, deque
 from fractions import Fraction
 from typing import Any
 
@@ -40,7 +46,7 @@ STATUS = ("press_count", "link_state", "link_lost_count", "link_restored_count",
           "power_loss_count", "power_loss_ns", "link_restored_meter_cents", "pay_count", "pay_result_meter",
           "pay_result_percent", "pay_result_winners", "pay_result_jackpot_cents", "pay_result_paid_cents",
           "pay_result_remainder_cents", "pay_result_reseed_cents", "pay_result_value_cents",
-          "pay_result_reserve_cents", "pay_result_ns")
+          "pay_result_reserve_cents", "pay_result_ns", "wager_count")
 DECLARATION = ("seats", "meter_count", "meter_names", "meter_seed_cents", "meter_reseed_cents", "meter_increment_num",
                "meter_increment_den", "meter_reserve_num", "meter_reserve_den", "linked", "link_id")
 
@@ -56,17 +62,26 @@ class ModbusProgressiveSystem(ModbusWageringDevice):
         self._ready = False  # the poller waits for the declaration and the counters (below)
         self._pending_pays: deque[tuple[tuple[str, int, int], simpy.Event]] = deque()
         self._pay_seq = 0
+        self._confirm_seq = 0
+        #: outstanding confirmations, oldest first: [the ids asked, entries still awaited per id, its event]
+        self._confirming: deque[tuple[tuple[int, ...], Counter[int], simpy.Event]] = deque()
+        self._incremented: set[int] = set()  # ids of the oldest outstanding confirmation that incremented
+        self._wager_id = 0  # the latest wager-log entry id seen (wager_count is its low 16 bits)
         super().__init__(env, io, url, unit, rmap, _mute, name, timeout_s, poll_period_s)
         self.telemetry = telemetry
         self._status_blocks = self.map.read_blocks(STATUS)
-        decl, status, lights, seq = self.io.run(self._read_initial(), timeout_s=5)
+        decl, status, lights, seq, confirm_seq, wager_ids = self.io.run(self._read_initial(), timeout_s=5)
         n = decl["meter_count"]
         per_name = self.map.point("meter_names").count // self.map.point("meter_value_cents").count
         self.names = tuple(words_ascii(decl["meter_names"][i * per_name:(i + 1) * per_name]) for i in range(n))
         self.seats = decl["seats"]
         self._light_ns = list(lights)
-        self._pay_seq = seq
-        self._seen = {k: status[k] for k in ("pay_count", "link_lost_count", "link_restored_count", "power_loss_count")}
+        self._pay_seq, self._confirm_seq = seq, confirm_seq
+        self._seen = {k: status[k] for k in ("pay_count", "link_lost_count", "link_restored_count", "power_loss_count",
+                                             "wager_count")}
+        self._wager_id = max(wager_ids, default=0)  # the newest entry the device holds (wager_count wraps)
+        self.wager_log_size = self.map.point("wager_log_id").count
+        self.confirm_size = self.map.point("confirm_press_ids").count
         meters = [{"name": self.names[i], "seed_cents": decl["meter_seed_cents"][i],
                    "reseed_cents": decl["meter_reseed_cents"][i],
                    "increment_rate": str(Fraction(decl["meter_increment_num"][i], decl["meter_increment_den"][i])),
@@ -89,8 +104,9 @@ class ModbusProgressiveSystem(ModbusWageringDevice):
     async def _read_initial(self):
         decl = await self._read_blocks(self.cmd, self.map.read_blocks(DECLARATION))
         status = await self._read_blocks(self.cmd, self._status_blocks)
-        rest = await self._read_blocks(self.cmd, self.map.read_blocks(["win_light_ns", "pay_seq"]))
-        return decl, status, rest["win_light_ns"], rest["pay_seq"]
+        rest = await self._read_blocks(self.cmd, self.map.read_blocks(["win_light_ns", "pay_seq", "confirm_seq",
+                                                                        "wager_log_id"]))
+        return decl, status, rest["win_light_ns"], rest["pay_seq"], rest["confirm_seq"], list(rest["wager_log_id"])
 
     # ----------------------------------------------------------- Protocol (wagering: ModbusWageringDevice)
     def light_win(self, seat: int, on: bool) -> simpy.Event:
@@ -149,6 +165,35 @@ class ModbusProgressiveSystem(ModbusWageringDevice):
         self.submit(self.cmd.write(first.table, first.address, words))
         return ev
 
+    def confirm_wagers(self, press_ids) -> simpy.Event:
+        ids = tuple(int(i) for i in press_ids)
+        if any(not 0 < i <= 0xFFFF_FFFF for i in ids):
+            raise ValueError(f"press ids are 1..2**32-1, not {ids}")
+        ev = self.env.event()
+        size = self.confirm_size
+        batches = [ids[i:i + size] for i in range(0, len(ids), size)] or [()]
+        requests: list[list[int]] = []
+        for k, batch in enumerate(batches):
+            self._confirm_seq = (self._confirm_seq + 1) & 0xFFFF
+            words: list[int] = []
+            for name, value in (("confirm_count", len(batch)), ("confirm_press_ids", [*batch, *[0] * (size - len(batch))]),
+                                ("confirm_final", "final" if k == len(batches) - 1 else "more"),
+                                ("confirm_seq", self._confirm_seq)):
+                words += self.map.encode(name, value)
+            requests.append(words)
+        first = self.map.point("confirm_count")
+
+        async def go() -> None:
+            if ids:  # the poller resolves it from the wager log (the I/O thread owns _confirming)
+                self._confirming.append((ids, Counter(ids), ev))
+            for words in requests:  # in order, on the command link
+                await self.cmd.write(first.table, first.address, words)
+            if not ids:  # nothing to await: the device voided the round's presses (the wager log says which)
+                self.env.call_soon_threadsafe(lambda: ev.succeed(()))
+
+        self.submit(go())
+        return ev
+
     # ----------------------------------------------------------- polling (I/O thread)
     async def poll(self) -> None:
         if not self._ready:
@@ -158,6 +203,8 @@ class ModbusProgressiveSystem(ModbusWageringDevice):
         count = int(s["press_count"])
         if count != self._seen_presses:
             events += await self._presses(count)
+        if s["wager_count"] != self._seen["wager_count"]:
+            events += await self._wagers(int(s["wager_count"]))
         if s["pay_count"] != self._seen["pay_count"]:
             self._seen["pay_count"] = s["pay_count"]
             index = s["pay_result_meter"]
@@ -188,9 +235,7 @@ class ModbusProgressiveSystem(ModbusWageringDevice):
         if new > self.log_size:
             self._lost += new - self.log_size
             self.fault("press_log_overrun", f"{new - self.log_size} press answer(s) lost between two polls")
-        meters = range(1, len(self.names) + 1)
-        names = ["id", "seat", "spot", "stake_cents", "status", "reason", "press_ns", "answer_ns", "increment_mask",
-                 *(f"meter{k}_{f}_cents" for k in meters for f in ("increment", "value"))]
+        names = ["id", "seat", "spot", "stake_cents", "status", "reason", "press_ns", "answer_ns"]
         log = await self._read_blocks(self.poller, self.map.read_blocks([f"press_log_{n}" for n in names]))
         out = []
         for press_id in range(max(self._seen_presses + 1, count - self.log_size + 1), count + 1):
@@ -204,23 +249,68 @@ class ModbusProgressiveSystem(ModbusWageringDevice):
                             device_time_s=self._sim(int(log["press_log_press_ns"][i])),
                             answer_time_s=self._sim(int(log["press_log_answer_ns"][i])),
                             reason=None if reason == "none" else str(reason))
-            mask = int(log["press_log_increment_mask"][i])
-            increments = [{"press_id": press_id, "meter": self.names[k - 1],
-                           "amount_cents": int(log[f"press_log_meter{k}_increment_cents"][i]),
-                           "value_cents": int(log[f"press_log_meter{k}_value_cents"][i]),
-                           "device_time_s": a.device_time_s} for k in meters if mask >> (k - 1) & 1]
-            out.append((a.answer_time_s, press_id, "press", (a, increments)))
+            out.append((a.answer_time_s, press_id, "press", a))
         self._seen_presses = count
         return out
+
+    async def _wagers(self, count: int) -> list[tuple[float, int, str, Any]]:
+        """The wager log's new entries: a confirmed press's increments, a void press, a refused confirmation."""
+        new = (count - int(self._seen["wager_count"])) & 0xFFFF  # wager_count is the entry id modulo 65536
+        seen, size = self._wager_id, self.wager_log_size
+        self._wager_id = last = seen + new
+        if new > size:
+            self.fault("wager_log_overrun", f"{new - size} wager-log entries lost between two polls")
+        meters = range(1, len(self.names) + 1)
+        names = ["id", "press_id", "outcome", "reason", "ns", "increment_mask",
+                 *(f"meter{k}_{f}_cents" for k in meters for f in ("increment", "value"))]
+        log = await self._read_blocks(self.poller, self.map.read_blocks([f"wager_log_{n}" for n in names]))
+        out: list[tuple[float, int, str, Any]] = []
+        for entry in range(max(seen + 1, last - size + 1), last + 1):
+            i = (entry - 1) % size
+            if log["wager_log_id"][i] != entry:
+                continue  # overwritten meanwhile
+            pid, outcome, t = int(log["wager_log_press_id"][i]), log["wager_log_outcome"][i], \
+                self._sim(int(log["wager_log_ns"][i]))
+            if outcome == "confirmed":
+                mask = int(log["wager_log_increment_mask"][i])
+                incs = [{"press_id": pid, "meter": self.names[k - 1],
+                         "amount_cents": int(log[f"wager_log_meter{k}_increment_cents"][i]),
+                         "value_cents": int(log[f"wager_log_meter{k}_value_cents"][i]), "device_time_s": t}
+                        for k in meters if mask >> (k - 1) & 1]
+                out += [(t, 1_000_000 + 8 * entry + n, "meter_increment", inc) for n, inc in enumerate(incs)]
+                out += self._answered(pid, bool(incs), entry)
+            elif outcome == "void":
+                out.append((t, 1_000_000 + 8 * entry, "press_void",
+                            {"press_id": pid, "reason": str(log["wager_log_reason"][i]), "device_time_s": t}))
+            elif outcome == "refused":
+                out.append((t, 1_000_000 + 8 * entry, "confirm_refused", {"press_id": pid, "device_time_s": t}))
+                out += self._answered(pid, False, entry)
+        self._seen["wager_count"] = count
+        return out
+
+    def _answered(self, pid: int, incremented: bool, entry: int) -> list[tuple[float, int, str, Any]]:
+        """A confirmed or refused entry for ``pid``: the oldest outstanding confirmation awaiting it
+        counts it; one that has every id's entry resolves (after the poll's other events)."""
+        if not self._confirming or self._confirming[0][1][pid] <= 0:
+            return []
+        ids, awaited, ev = self._confirming[0]
+        awaited[pid] -= 1
+        if incremented:
+            self._incremented.add(pid)
+        if +awaited:
+            return []
+        self._confirming.popleft()
+        done, self._incremented = tuple(i for i in dict.fromkeys(ids) if i in self._incremented), set()
+        return [(float("inf"), entry, "confirmed", (ev, done))]
 
     def _deliver_events(self, events: list[tuple[float, int, str, Any]]) -> None:
         """In the simulation thread: record each event; resolve the rig's presses and payouts."""
         for _t, _order, kind, what in events:
             if kind == "press":
-                answer, increments = what
-                self._deliver([answer])
-                for inc in increments:
-                    self.telemetry(self.name, "meter_increment", inc)
+                self._deliver([what])
+            elif kind == "confirmed":
+                ev, done = what
+                ev.succeed(done)
             elif kind == "meter_hit":
                 self.telemetry(self.name, "meter_hit", dict(vars(what)))
                 key = (what.meter, what.percent, what.winners)

@@ -217,7 +217,7 @@ REQUIRED: dict[Device, dict[str, Need]] = {
         wheel=Need(False, "r", ("single-zero", "double-zero")), paytable=Need(False, "r", ("A", "B")),
         paytable_multipliers=_R),
     # the wagering map's presses, lock-out, probe and press log, with win lights, meters, a pay command,
-    # link and power-loss status (docs/wire/modbus-progressive-system.md)
+    # the confirm command and its wager log, link and power-loss status (docs/wire/modbus-progressive-system.md)
     "progressive-system": {
         "lockout": Need(True, "rw"), "betting_open": Need(True, "rw"), "win_light": Need(True, "rw"),
         "press_inject_seat": Need(False, "rw"), "press_inject_spot": Need(False, "rw", _PROGRESSIVE_SPOTS),
@@ -238,8 +238,14 @@ REQUIRED: dict[Device, dict[str, Need]] = {
         "press_log_stake_cents": _R, "press_log_status": Need(False, "r", ("none", "accepted", "rejected")),
         "press_log_reason": Need(False, "r", ("none", "locked_out", "betting_closed", "invalid_seat", "invalid_stake",
                                              "link_lost")),
-        "press_log_press_ns": _R, "press_log_answer_ns": _R, "press_log_increment_mask": _R,
-        "press_log_meter1_increment_cents": _R, "press_log_meter1_value_cents": _R,
+        "press_log_press_ns": _R, "press_log_answer_ns": _R,
+        # the dealer's confirmation of the round's wagers: only confirmed presses increment the meters
+        "confirm_count": Need(False, "rw"), "confirm_press_ids": Need(False, "rw"),
+        "confirm_final": Need(False, "rw", ("more", "final")), "confirm_seq": Need(False, "rw"),
+        "wager_count": _R, "wager_log_id": _R, "wager_log_press_id": _R,
+        "wager_log_outcome": Need(False, "r", ("none", "confirmed", "void", "refused")),
+        "wager_log_reason": Need(False, "r", ("none", "not_confirmed")), "wager_log_ns": _R,
+        "wager_log_increment_mask": _R, "wager_log_meter1_increment_cents": _R, "wager_log_meter1_value_cents": _R,
         "meter_count": _R, "meter_names": _R, "meter_seed_cents": _R, "meter_reseed_cents": _R,
         "meter_increment_num": _R, "meter_increment_den": _R, "meter_reserve_num": _R, "meter_reserve_den": _R,
         "linked": Need(False, "r", ("standalone", "linked")), "link_id": _R,

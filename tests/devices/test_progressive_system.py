@@ -1,6 +1,7 @@
 """The progressive table game system (devices.progressive): a wagering device per seat with the
 dealer's lock-out, win lights and meters (§§ 617b.4(c), 633b.17(c), 633b.18(d), 633b.21(a)), linked
-tables sharing a controller (§ 605a.8), and each fault knob doing its fault."""
+tables sharing a controller (§ 605a.8), and each fault knob doing its fault. An accepted press is
+pending: the meters grow only when the dealer confirms it (``confirm_wagers``); the rest are void."""
 
 from __future__ import annotations
 
@@ -63,6 +64,17 @@ class Bench:
     def press(self, seat: int, stake_cents: int, dev=None, spot: str = "progressive") -> PressAnswer:
         return self.run((dev or self.dev).press(seat, spot, stake_cents))
 
+    def confirm(self, press_ids, dev=None) -> tuple[int, ...]:
+        """The dealer's confirmation of ``press_ids``; the ids that incremented."""
+        return self.run((dev or self.dev).confirm_wagers(list(press_ids)))
+
+    def wager(self, seat: int, stake_cents: int, dev=None) -> PressAnswer:
+        """A press the dealer confirms at once (a player's wager)."""
+        a = self.press(seat, stake_cents, dev)
+        if a.accepted:
+            self.confirm([a.press_id], dev)
+        return a
+
     def at(self, t: float) -> None:
         self.env.run(until=t)
 
@@ -76,6 +88,9 @@ def test_the_model_is_a_progressive_system_and_a_wagering_device():
     dev.open_betting()
     a = b.press(3, 125)
     assert isinstance(a, PressAnswer) and a.accepted and a.answer_time_s == pytest.approx(a.device_time_s + 0.002)
+    assert not b.of("meter_increment")  # pending until the dealer confirms it
+    t_confirm = b.env.now
+    assert b.confirm([a.press_id]) == (a.press_id,)
     dev.light_win(3, True)
     reading = b.run(dev.meters())
     assert isinstance(reading, MeterReading) and reading.link_up
@@ -92,7 +107,7 @@ def test_the_model_is_a_progressive_system_and_a_wagering_device():
         {"name": "major", "seed_cents": 500_000, "reseed_cents": 500_000, "increment_rate": "3/50", "reserve_rate": "0"},
         {"name": "minor", "seed_cents": 250_000, "reseed_cents": 250_000, "increment_rate": "1/25", "reserve_rate": "0"}]}
     assert b.of("meter_increment")[0] == {"press_id": 1, "meter": "mega", "amount_cents": 17, "value_cents": 1_000_017,
-                                          "device_time_s": a.device_time_s}
+                                          "device_time_s": t_confirm}  # the confirmation's time
     assert b.of("win_light") == [{"seat": 3, "on": True, "device_time_s": b.of("win_light")[0]["device_time_s"]}]
     json.dumps([p for *_, p in b.events])  # every payload is JSON-able
 
@@ -105,6 +120,31 @@ def test_refused_presses_do_not_increment():
     assert b.press(2, 0).reason == "invalid_stake"
     assert not b.of("meter_increment")
     assert b.run(b.dev.meters()).meters == {"mega": 1_000_000, "major": 500_000, "minor": 250_000}
+
+
+def test_only_confirmed_presses_increment_the_rest_are_void_and_unknown_ids_refused():
+    """ProgressiveSystem.confirm_wagers: the dealer's confirmation after "no more bets" is what
+    increments; an accepted press it leaves out is dropped (press_void), an id that is not pending
+    (never pressed, refused, already confirmed) is reported (confirm_refused) and changes nothing."""
+    b = Bench()
+    b.dev.open_betting()
+    ok = [b.press(seat, 500) for seat in (1, 2, 3)]
+    refused = b.press(9, 500)  # invalid seat: never pending
+    t = b.env.now
+    done = b.confirm([ok[0].press_id, ok[2].press_id, refused.press_id, 77, ok[0].press_id])
+    assert done == (ok[0].press_id, ok[2].press_id)
+    assert {p["press_id"] for p in b.of("meter_increment")} == set(done)
+    assert all(p["device_time_s"] == t for p in b.of("meter_increment"))
+    assert b.of("press_void") == [{"press_id": ok[1].press_id, "reason": "not_confirmed", "device_time_s": t}]
+    assert [p["press_id"] for p in b.of("confirm_refused")] == [refused.press_id, 77, ok[0].press_id]
+    assert b.dev.shown()["mega"] == 1_000_000 + 2 * 70
+    # a press accepted after the confirmation (a lock-out that never came) is dropped at the next round
+    late = b.press(4, 500)
+    b.dev.open_betting()
+    assert b.of("press_void")[-1]["press_id"] == late.press_id and b.dev.shown()["mega"] == 1_000_140
+    kinds = [k for _, _, k, _ in b.events]
+    assert kinds.index("press_void", kinds.index("confirm_refused")) < len(kinds) - 1  # before the new round
+    assert kinds[-1] == "betting_open"
 
 
 def test_same_lockout_draws_as_the_wagering_device():
@@ -142,8 +182,8 @@ def test_increments_carry_the_fraction_of_a_cent():
     """$1.25 at 14 % is 17.5 cents: the meter shows 17, then 35 (18 more), ... never losing the half."""
     b = Bench()
     b.dev.open_betting()
-    for seat in range(1, 8):
-        b.press(seat, 125)
+    answers = [b.press(seat, 125) for seat in range(1, 8)]
+    assert b.confirm(a.press_id for a in answers) == tuple(range(1, 8))
     mega = [p for p in b.of("meter_increment") if p["meter"] == "mega"]
     assert [p["amount_cents"] for p in mega] == [17, 18, 17, 18, 17, 18, 17]
     assert [p["value_cents"] for p in mega] == [1_000_000 + (i * 35) // 2 for i in range(1, 8)]
@@ -161,6 +201,7 @@ def test_increments_are_exact_whatever_the_stakes(stakes, rate):
     for stake in stakes:
         b.dev.press(1, "progressive", stake)
     b.env.run()
+    b.confirm(range(1, len(stakes) + 1))
     exact = 12_345 + parse_rate(rate) * sum(stakes)
     assert b.dev.controller.exact("m") == exact
     assert b.dev.controller.reserve("m") == Fraction(sum(stakes), 7)
@@ -223,10 +264,10 @@ def test_linked_tables_increment_the_shared_meters():
     assert controller.tables == [t1, t2]
     for t in (t1, t2):
         t.open_betting()
-    b.press(1, 500, t1)  # 70 cents to mega
-    b.press(4, 500, t2)
-    b.press(2, 125, t1)  # 17.5
-    b.press(5, 125, t2)
+    b.wager(1, 500, t1)  # 70 cents to mega
+    b.wager(4, 500, t2)
+    b.wager(2, 125, t1)  # 17.5
+    b.wager(5, 125, t2)
     mega = [(d, p["value_cents"]) for _, d, k, p in b.events if k == "meter_increment" and p["meter"] == "mega"]
     assert mega == [("table-1", 1_000_070), ("table-2", 1_000_140), ("table-1", 1_000_157), ("table-2", 1_000_175)]
     r1, r2 = b.run(t1.meters()), b.run(t2.meters())
@@ -256,8 +297,8 @@ def test_pay_meter_splits_equally_keeps_the_remainder_and_reseeds():
     meters = (MeterSpec("progressive", 1_000, 800, "1/3", "1/2"),)
     b = Bench(ProgressiveParams(meters=meters))
     b.dev.open_betting()
-    b.press(1, 10)  # +10/3 = 3.333…: shows 1003
-    b.press(2, 1)  # 1003.666…
+    b.wager(1, 10)  # +10/3 = 3.333…: shows 1003
+    b.wager(2, 1)  # 1003.666…
     paid = b.run(b.dev.pay_meter("progressive", 100, 2))
     assert (paid.jackpot_cents, paid.paid_cents, paid.remainder_cents) == (1003, 501, 1)
     assert (paid.reseed_cents, paid.value_cents, paid.percent, paid.winners) == (800, 801, 100, 2)
@@ -270,7 +311,7 @@ def test_a_percentage_payout_deducts_and_does_not_reseed():
     """§ 633b.21(e)(3): a payout that is a percentage of the meter."""
     b = Bench(ProgressiveParams(meters=(MeterSpec("progressive", 10_001, 500, "20%", "10%"),)))
     b.dev.open_betting()
-    b.press(1, 100)  # 10021, reserve 10
+    b.wager(1, 100)  # 10021, reserve 10
     paid = b.run(b.dev.pay_meter("progressive", 10, 3))  # 10 % of 10021 = 1002 → 334 each
     assert (paid.jackpot_cents, paid.paid_cents, paid.remainder_cents, paid.reseed_cents) == (10_021, 334, 0, 0)
     assert paid.value_cents == 10_021 - 1_002 and paid.reserve_cents == 10
@@ -282,6 +323,7 @@ def test_the_reserve_funds_the_reseed_as_far_as_it_goes():
     for _ in range(300):
         b.dev.press(1, "progressive", 10_000)  # 400 cents of reserve each
     b.env.run()
+    b.confirm(range(1, 301))
     paid = b.run(b.dev.pay_meter("progressive", 100, 1))
     assert paid.reserve_cents == 300 * 400 - 1_000 and paid.value_cents == 1_000
 
@@ -307,7 +349,10 @@ def test_lockout_latency_knob_is_where_presses_stop_being_recognised():
     assert b.dev.lockout_latency_s == 0.030
     assert [a.value.accepted for a in armed] == [True, True, True, False, False]
     assert [a.value.reason for a in armed][3:] == ["locked_out"] * 2
-    assert [p["press_id"] for p in b.of("meter_increment")] == [1, 2, 3]  # the recognised wagers only
+    assert not b.of("meter_increment")  # presses the system recognised are pending, not wagers
+    assert b.confirm([2]) == (2,)  # had the dealer confirmed one of them: it alone increments
+    assert [p["press_id"] for p in b.of("meter_increment")] == [2]
+    assert [(p["press_id"], p["reason"]) for p in b.of("press_void")] == [(1, "not_confirmed"), (3, "not_confirmed")]
 
 
 def test_lockout_ignored_accepts_and_increments_after_no_more_bets():
@@ -315,7 +360,9 @@ def test_lockout_ignored_accepts_and_increments_after_no_more_bets():
     b.dev.open_betting()
     b.dev.lock_out()
     b.at(1.0)
-    assert b.press(1, 500).accepted
+    a = b.press(1, 500)
+    assert a.accepted  # recognised after "no more bets": a croupier that confirms it feeds the meter
+    b.confirm([a.press_id])
     assert b.dev.shown()["mega"] == 1_000_070
 
 
@@ -324,26 +371,28 @@ def test_lost_increments_knob_loses_increments_and_says_so_only_by_silence():
     b.dev.open_betting()
     answers = [b.press(1 + i % 7, 100) for i in range(40)]
     assert all(a.accepted for a in answers)
+    done = b.confirm(a.press_id for a in answers)
     lost = b.dev.lost_increments
+    assert set(done) == {a.press_id for a in answers} - set(lost) and not b.of("press_void")
     assert 5 < len(lost) < 35
     incremented = {p["press_id"] for p in b.of("meter_increment")}
     assert incremented == {a.press_id for a in answers} - set(lost)
     assert b.dev.controller.exact("mega") == 1_000_000 + Fraction(14, 100) * 100 * (40 - len(lost))
     again = Bench(ProgressiveParams(meters=BLAZING, lost_increment_probability=0.5), seed=4)
     again.dev.open_betting()
-    for i in range(40):
-        again.press(1 + i % 7, 100)
+    again.confirm(again.press(1 + i % 7, 100).press_id for i in range(40))
     assert again.dev.lost_increments == lost  # the seed decides: a stub with the seed loses the same ones
     every = Bench(ProgressiveParams(lost_increment_probability=1.0))
     every.dev.open_betting()
-    assert every.press(1, 100).accepted and not every.of("meter_increment")
+    a = every.press(1, 100)
+    assert a.accepted and every.confirm([a.press_id]) == () and not every.of("meter_increment")
 
 
 def test_power_loss_resets_the_meters_and_recovery_restores_them_exactly():
     b = Bench(ProgressiveParams(meters=BLAZING, power_loss_at_s=5.0))
     b.dev.open_betting()
     for seat in range(1, 6):
-        b.press(seat, 125)
+        b.wager(seat, 125)
     saved = b.dev.controller.snapshot()
     assert saved[0] == MeterState("mega", 1_000_087, "1/2", 6, "1/4")
     b.at(6.0)
@@ -356,7 +405,7 @@ def test_power_loss_resets_the_meters_and_recovery_restores_them_exactly():
     b.dev.controller.restore(restored)
     assert b.dev.controller.snapshot() == saved
     assert b.dev.controller.exact("mega") == 1_000_000 + Fraction(5 * 125 * 14, 100)
-    b.press(6, 125)  # the half cent was restored too: 87.5 + 17.5 = 105
+    b.wager(6, 125)  # the half cent was restored too: 87.5 + 17.5 = 105
     assert b.dev.shown()["mega"] == 1_000_105
     with pytest.raises(ValueError, match="cannot restore"):
         b.dev.controller.restore(saved[:1])
@@ -371,12 +420,12 @@ def test_a_lost_link_disables_progressive_wagering_and_restore_rereads_the_meter
     healthy = b.add(ProgressiveParams(meters=BLAZING, link_id="bank-1"), "healthy", 1, controller)
     for t in (faulty, healthy):
         t.open_betting()
-    assert b.press(1, 500, faulty).accepted
+    assert b.wager(1, 500, faulty).accepted
     b.at(2.5)
     assert b.of("link_lost") == [{"device_time_s": 2.0}]
     during = b.press(1, 500, faulty)
     assert not during.accepted and during.reason == "link_lost"
-    assert b.press(2, 500, healthy).accepted  # the controller goes on with the other table
+    assert b.wager(2, 500, healthy).accepted  # the controller goes on with the other table
     shown = b.run(faulty.meters())
     assert not shown.link_up and shown.meters["mega"] == 1_000_070  # the last values it had
     assert controller.values()["mega"] == 1_000_140
@@ -397,7 +446,8 @@ def test_link_loss_keeps_wagering_accepts_and_loses_the_increments():
     b.dev.open_betting()
     b.at(1.5)
     a = b.press(1, 500)
-    assert a.accepted and a.press_id in b.dev.lost_increments and not b.of("meter_increment")
+    assert a.accepted and b.confirm([a.press_id]) == ()
+    assert a.press_id in b.dev.lost_increments and not b.of("meter_increment")
     assert b.dev.controller.values()["mega"] == 1_000_000
     b.at(100.0)
     assert not b.of("link_restored") and not b.dev.link_up  # duration None: never restored

@@ -1,7 +1,8 @@
 """The progressive table game system over Modbus TCP, its firmware stub in another process, seeded
-through the control endpoint: the rig's ``ModbusProgressiveSystem`` gets the answers, increments,
-meters and payouts the SimPy model gets with the same seed and script — lost increments and the
-lock-out boundary included — and a stub that dies is a recorded wire fault, never a crash."""
+through the control endpoint: the rig's ``ModbusProgressiveSystem`` gets the answers, the dealer's
+confirmation (increments of the confirmed wagers only, the probe's presses void, an unknown id
+refused), meters and payouts the SimPy model gets with the same seed and script — lost increments
+and the lock-out boundary included — and a stub that dies is a recorded wire fault, never a crash."""
 
 from __future__ import annotations
 
@@ -67,8 +68,9 @@ def _await(env, ev):
 
 
 def a_round(env, dev: ProgressiveSystem, _events: list):
-    """Wagers at four seats, the lock-out with the rig's probe at seat 5, the meters, a win light,
-    the minor meter won by two players, the meters again."""
+    """Wagers at four seats, the lock-out with the rig's probe at seat 5, the dealer's confirmation
+    of the four wagers (and of an id never pressed), the meters, a win light, the minor meter won by
+    two players, the meters again."""
     dev.open_betting()
     yield env.timeout(0.2)
     answers = []
@@ -81,6 +83,8 @@ def a_round(env, dev: ProgressiveSystem, _events: list):
     dev.lock_out()
     yield env.all_of(armed) | env.timeout(WAIT_S)
     answers += [ev.value if ev.triggered else None for ev in armed]
+    confirmed = dev.confirm_wagers([a.press_id for a in answers[:4] if a is not None and a.accepted] + [999])
+    yield _await(env, confirmed)
     before = dev.meters()
     yield _await(env, before)
     dev.light_win(3, True)
@@ -89,7 +93,7 @@ def a_round(env, dev: ProgressiveSystem, _events: list):
     after = dev.meters()
     yield _await(env, after)
     yield env.timeout(0.2)  # the win light's read-back
-    return answers, before.value, paid.value, after.value
+    return answers, before.value, paid.value, after.value, confirmed.value if confirmed.triggered else None
 
 
 def test_a_round_on_the_stub_equals_the_model_with_the_same_seed():
@@ -98,17 +102,26 @@ def test_a_round_on_the_stub_equals_the_model_with_the_same_seed():
     with rig(params) as (env, dev, events, _stub):
         got = env.run(env.process(a_round(env, dev, events)))
     want, model_events = on_model(params, a_round)
-    answers, before, paid, after = got
+    answers, before, paid, after, confirmed = got
     assert all(a is not None for a in answers)
     assert [_untimed(vars(a)) for a in answers] == [_untimed(vars(a)) for a in want[0]]
     assert any(a.accepted for a in answers[4:]) and any(not a.accepted for a in answers[4:]), "the boundary is probed"
     assert (before.meters, before.link_up) == (want[1].meters, want[1].link_up)
     assert _untimed(vars(paid)) == _untimed(vars(want[2]))
     assert after.meters == want[3].meters
-    for kind in ("press", "meter_increment", "meter_hit", "win_light", "meter_reading"):
+    assert confirmed is not None and confirmed == want[4]
+    for kind in ("press", "meter_increment", "press_void", "confirm_refused", "meter_hit", "win_light",
+                 "meter_reading"):
         assert [_untimed(p) for k, p in events if k == kind] == [_untimed(p) for k, p in model_events if k == kind], kind
-    lost = {a.press_id for a in answers if a.accepted} - {p["press_id"] for k, p in events if k == "meter_increment"}
+    wagers = {a.press_id for a in answers[:4] if a.accepted}
+    lost = wagers - {p["press_id"] for k, p in events if k == "meter_increment"}
     assert lost, "with this seed some increments are lost — on the stub as on the model"
+    assert set(confirmed) == wagers - lost
+    # the probe's accepted presses were never confirmed: void, never a meter's
+    assert {p["press_id"] for k, p in events if k == "press_void"} == {a.press_id for a in answers[4:] if a.accepted}
+    assert [p["press_id"] for k, p in events if k == "confirm_refused"] == [999]
+    [confirm_t] = {p["device_time_s"] for k, p in events if k in ("meter_increment", "press_void")}
+    assert confirm_t > max(a.answer_time_s for a in answers)  # the increments are at the confirmation
     [info] = [p for k, p in events if k == "device_info"]
     [model_info] = [p for k, p in model_events if k == "device_info"]
     assert {k: v for k, v in info.items() if k in model_info} == model_info
@@ -124,6 +137,7 @@ def a_lost_link(env, dev: ProgressiveSystem, events: list):
     yield env.timeout(0.2)
     first = dev.press(1, "progressive", 500)
     yield _await(env, first)
+    yield _await(env, dev.confirm_wagers([first.value.press_id]))
     for _ in range(200):  # the device's clock decides when the link goes: wait for its report
         if any(k == "link_lost" for k, _ in events):
             break
@@ -140,6 +154,7 @@ def a_lost_link(env, dev: ProgressiveSystem, events: list):
     yield _await(env, reread)
     after = dev.press(3, "progressive", 500)
     yield _await(env, after)
+    yield _await(env, dev.confirm_wagers([after.value.press_id]))
     return [first.value, during.value, after.value], frozen.value, reread.value
 
 
@@ -157,6 +172,8 @@ def test_a_lost_link_refuses_wagers_on_the_stub_as_on_the_model():
     [restored] = [p for k, p in events if k == "link_restored"]
     assert abs(restored["device_time_s"] - lost["device_time_s"] - 3.0) < 1e-6  # the device's clock, mapped
     assert restored["meters"] == [p for k, p in model_events if k == "link_restored"][0]["meters"]
+    assert [_untimed(p) for k, p in events if k == "meter_increment"] == [
+        _untimed(p) for k, p in model_events if k == "meter_increment"]
 
 
 def test_a_stub_that_dies_is_a_wire_fault_and_the_rig_carries_on():

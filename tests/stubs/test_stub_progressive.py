@@ -1,7 +1,8 @@
 """The progressive table game system's firmware stub: ProgressiveTableSim behind its register map —
-the declaration is the model's meters, every answered press is in the press log with its meter
-increments, the pay command pays what the model pays, win lights, link and power losses show in the
-status, and what the map cannot carry is refused (docs/wire/modbus-progressive-system.md)."""
+the declaration is the model's meters, every answered press is in the press log (incrementing
+nothing), the confirm command increments the confirmed ones and voids the rest (the wager log), the
+pay command pays what the model pays, win lights, link and power losses show in the status, and
+what the map cannot carry is refused (docs/wire/modbus-progressive-system.md)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ RMAP = default_map("progressive-system")
 SEED = 5
 BLAZING = (MeterSpec("mega", 1_000_000, None, "14%", "1%"), MeterSpec("major", 500_000, None, "6%"),
            MeterSpec("minor", 250_000, 200_000, "4%"))
-STATUS = ("press_count", "link_state", "link_lost_count", "link_restored_count", "link_lost_ns", "link_restored_ns",
+STATUS = ("press_count", "wager_count", "link_state", "link_lost_count", "link_restored_count", "link_lost_ns", "link_restored_ns",
           "power_loss_count", "power_loss_ns", "meter_value_cents", "link_restored_meter_cents", "pay_count")
 
 
@@ -42,6 +43,24 @@ async def _press(wire, seat: int, stake_cents: int, seq: int) -> None:
     rr = await _write(wire, "press_inject_seat", {"press_inject_seat": seat, "press_inject_spot": "progressive",
                                                   "press_inject_stake_cents": stake_cents, "press_inject_seq": seq})
     assert not rr.isError(), rr
+
+
+async def _confirm(wire, press_ids, seq: int, final: bool = True):
+    """The dealer's confirmation: one FC16 request of holding 47..109."""
+    size = RMAP.point("confirm_press_ids").count
+    return await _write(wire, "confirm_count", {
+        "confirm_count": len(press_ids), "confirm_press_ids": [*press_ids, *[0] * (size - len(press_ids))],
+        "confirm_final": "final" if final else "more", "confirm_seq": seq})
+
+
+def _wager_entries(log: dict, count: int) -> list[dict]:
+    """The wager log's entries 1..count (a ring: those still held), oldest first."""
+    size = RMAP.point("wager_log_id").count
+    out = []
+    for entry in range(max(1, count - size + 1), count + 1):
+        i = (entry - 1) % size
+        out.append({k.removeprefix("wager_log_"): v[i] for k, v in log.items()})
+    return out
 
 
 async def _coil(wire, name: str, value: bool, offset: int = 0):
@@ -72,14 +91,14 @@ def test_the_declaration_is_the_models_meters(clock, kit):
     assert d["linked"] == "linked" and words_ascii(d["link_id"]) == "bank-7"
 
 
-def test_every_press_is_logged_with_its_meter_increments(clock, kit):
+def test_every_press_is_logged_and_increments_nothing(clock, kit):
     glue = _glue(clock)
     tap = kit.Tap(glue)
     log_names = [p.name for p in RMAP.points if p.name.startswith("press_log_")]
 
     async def go():
         async with kit.serve(RMAP, glue, clock) as wire:
-            await _press(wire, 1, 100, 1)  # betting not open: rejected, nothing incremented
+            await _press(wire, 1, 100, 1)  # betting not open: rejected
             assert not (await _coil(wire, "betting_open", True)).isError()
             for seq, (seat, stake) in enumerate([(2, 125), (3, 125), (9, 125)], start=2):
                 await _press(wire, seat, stake, seq)
@@ -87,23 +106,91 @@ def test_every_press_is_logged_with_its_meter_increments(clock, kit):
             return status, await wire.read(*log_names)
 
     status, log = asyncio.run(go())
-    presses, incs = tap.of("press"), tap.of("meter_increment")
+    presses = tap.of("press")
     assert [(p["seat"], p["accepted"], p["reason"]) for p in presses] == [
         (1, False, "betting_closed"), (2, True, None), (3, True, None), (9, False, "invalid_seat")]
     for p in presses:
         e = _log_entry(log, p["press_id"])
-        mine = [i for i in incs if i["press_id"] == p["press_id"]]
         assert (e["id"], e["seat"], e["spot"], e["stake_cents"]) == (p["press_id"], p["seat"], "progressive",
                                                                       p["stake_cents"])
         assert e["status"] == ("accepted" if p["accepted"] else "rejected") and e["reason"] == (p["reason"] or "none")
         assert (e["press_ns"], e["answer_ns"]) == (clock.ns(p["device_time_s"]), clock.ns(p["answer_time_s"]))
-        assert e["increment_mask"] == (0b111 if p["accepted"] else 0)
+    assert not tap.of("meter_increment") and status["wager_count"] == 0  # pending: nothing confirmed yet
+    assert status["meter_value_cents"] == [1_000_000, 500_000, 250_000, 0]
+    assert status["link_state"] == "up"
+
+
+def test_the_confirm_command_increments_the_confirmed_voids_the_rest_and_logs_each(clock, kit):
+    """Presses 1..4 accepted; the dealer confirms 1 and 3 in a held batch and 4, 9 (never pressed) and
+    1 again in the final one: 1, 3, 4 increment (the wager log, in the model's order, at the
+    confirmation's time), 9 and the second 1 are refused, 2 is void; a count above the array's is
+    refused and changes nothing."""
+    glue = _glue(clock)
+    tap = kit.Tap(glue)
+    log_names = [p.name for p in RMAP.points if p.name.startswith("wager_log_")]
+
+    async def go():
+        async with kit.serve(RMAP, glue, clock) as wire:
+            await _coil(wire, "betting_open", True)
+            for seq, seat in enumerate((1, 2, 3, 4), start=1):
+                await _press(wire, seat, 125, seq)
+            await wire.poll_until(lambda v: v["press_count"] == 4, "press_count")
+            bad = await _write(wire, "confirm_count", {"confirm_count": 31, "confirm_press_ids": [1] * 30,
+                                                       "confirm_final": "final", "confirm_seq": 1})
+            held = await _confirm(wire, [1, 3], 2, final=False)
+            mid = await wire.read("wager_count", "meter_value_cents")
+            assert not (await _confirm(wire, [4, 9, 1], 3)).isError()
+            status, _ = await wire.poll_until(lambda v: v["wager_count"] == 6, *STATUS)
+            return bad, held, mid, status, await wire.read(*log_names)
+
+    bad, held, mid, status, log = asyncio.run(go())
+    assert bad.isError() and bad.exception_code == ExcCodes.ILLEGAL_VALUE
+    assert not held.isError() and mid == {"wager_count": 0, "meter_value_cents": [1_000_000, 500_000, 250_000, 0]}
+    incs, voids, refused = tap.of("meter_increment"), tap.of("press_void"), tap.of("confirm_refused")
+    assert [i["press_id"] for i in incs if i["meter"] == "mega"] == [1, 3, 4]
+    assert [v["press_id"] for v in voids] == [2] and [r["press_id"] for r in refused] == [9, 1]
+    entries = _wager_entries(log, status["wager_count"])
+    assert [(e["id"], e["press_id"], e["outcome"], e["reason"]) for e in entries] == [
+        (1, 1, "confirmed", "none"), (2, 3, "confirmed", "none"), (3, 4, "confirmed", "none"),
+        (4, 9, "refused", "none"), (5, 1, "refused", "none"), (6, 2, "void", "not_confirmed")]
+    t = clock.ns(incs[0]["device_time_s"])
+    assert all(e["ns"] == t for e in entries)
+    for e in entries[:3]:
+        mine = [i for i in incs if i["press_id"] == e["press_id"]]
+        assert e["increment_mask"] == 0b111
         for k, inc in enumerate(mine, start=1):
             assert (e[f"meter{k}_increment_cents"], e[f"meter{k}_value_cents"]) == (inc["amount_cents"],
                                                                                       inc["value_cents"])
-    assert [i["amount_cents"] for i in incs if i["meter"] == "mega"] == [17, 18]  # 17.5 cents each, carried
-    assert status["meter_value_cents"] == [1_000_035, 500_015, 250_010, 0]
-    assert status["link_state"] == "up"
+    assert all(e["increment_mask"] == 0 for e in entries[3:])
+    assert [i["amount_cents"] for i in incs if i["meter"] == "mega"] == [17, 18, 17]  # 17.5 cents each, carried
+    assert status["meter_value_cents"] == [1_000_052, 500_022, 250_015, 0]
+
+
+def test_a_new_round_voids_the_unconfirmed_presses_and_a_lost_increment_has_no_bit(clock, kit):
+    glue = _glue(clock, lost_increment_probability=1.0)
+    tap = kit.Tap(glue)
+    log_names = [p.name for p in RMAP.points if p.name.startswith("wager_log_")]
+
+    async def go():
+        async with kit.serve(RMAP, glue, clock) as wire:
+            await _coil(wire, "betting_open", True)
+            await _press(wire, 1, 500, 1)
+            await _press(wire, 2, 500, 2)
+            await wire.poll_until(lambda v: v["press_count"] == 2, "press_count")
+            await _confirm(wire, [1], 1, final=False)  # held, never finished
+            await _coil(wire, "betting_open", True)  # the next round: the held batch is discarded
+            await _press(wire, 3, 500, 3)
+            await wire.poll_until(lambda v: v["press_count"] == 3, "press_count")
+            await _confirm(wire, [3], 2)
+            status, _ = await wire.poll_until(lambda v: v["wager_count"] == 3, *STATUS)
+            return status, await wire.read(*log_names)
+
+    status, log = asyncio.run(go())
+    entries = _wager_entries(log, status["wager_count"])
+    assert [(e["press_id"], e["outcome"], e["increment_mask"]) for e in entries] == [
+        (1, "void", 0), (2, "void", 0), (3, "confirmed", 0)]
+    assert [v["press_id"] for v in tap.of("press_void")] == [1, 2] and not tap.of("meter_increment")
+    assert glue.model.lost_increments == [3] and status["meter_value_cents"][0] == 1_000_000
 
 
 def test_the_pay_command_pays_what_the_model_pays_and_refusals_change_nothing(clock, kit):
@@ -119,6 +206,7 @@ def test_the_pay_command_pays_what_the_model_pays_and_refusals_change_nothing(cl
             await _coil(wire, "betting_open", True)
             await _press(wire, 1, 1_000, 1)
             await wire.poll_until(lambda v: v["press_count"] == 1, "press_count")
+            await _confirm(wire, [1], 1)
             refused = [await _write(wire, "pay_meter", pay(*args)) for args in
                        [(3, 100, 1, 1), (0, 0, 1, 2), (0, 101, 1, 3), (0, 100, 0, 4)]]
             ok = await _write(wire, "pay_meter", pay(2, 100, 3, 5))
@@ -173,6 +261,8 @@ def test_link_and_power_losses_show_in_the_status(clock, kit):
         async with kit.serve(RMAP, glue, clock) as wire:
             await _coil(wire, "betting_open", True)
             await _press(wire, 1, 500, 1)
+            await wire.poll_until(lambda v: v["press_count"] == 1, "press_count")
+            await _confirm(wire, [1], 1)
             lost, _ = await wire.poll_until(lambda v: v["link_state"] == "lost", *STATUS)
             await _press(wire, 2, 500, 2)
             reasons, _ = await wire.poll_until(lambda v: v["press_count"] == 2, "press_count", "press_log_reason")

@@ -108,14 +108,15 @@ def test_shipped_map_loads_with_required_points(device: Device) -> None:
 def test_shipped_poll_is_one_read_per_table(device: Device) -> None:
     """The points polled together sit together: every live value of a table comes in one read.
     (The wheel's layout and the bonus devices' declarations are read once; the wagering device's
-    press log only when presses came; the board's arrays only for a result that has them.)"""
+    press log only when presses came, the progressive system's wager log only when its entries
+    came; the board's arrays only for a result that has them.)"""
     rmap = default_map(device)
     once = ("diameter_mm", "section_count", "sections", "rows", "spots", "clappers", "result_values",
             "result_permutation", "wheel", "paytable", "paytable_multipliers",
             # the progressive system's declaration
             "meter_count", "meter_names", "meter_seed_cents", "meter_reseed_cents", "meter_increment_num",
             "meter_increment_den", "meter_reserve_num", "meter_reserve_den", "linked", "link_id")
-    live = [p.name for p in rmap.points if p.name not in once and not p.name.startswith("press_log_")]
+    live = [p.name for p in rmap.points if p.name not in once and not p.name.startswith(("press_log_", "wager_log_"))]
     blocks = rmap.read_blocks(live)
     assert len(blocks) == len({b.table for b in blocks})
 
