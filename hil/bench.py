@@ -245,7 +245,7 @@ def _relative(path: str, source: str) -> Path:
 MAP_DEVICE = {"wheel": "money-wheel", "top_slot": "top-slot", "wagering": "wagering",
               "board": "multiplier-board", "coin_flipper": "coin-flipper", "pachinko": "pachinko-board",
               "ctw_wheel": "crazy-time-world-wheel", "ball_wheel": "roulette-wheel", "illuminator": "illuminator",
-              "roulette_wagering": "wagering", "progressive": "progressive-system"}
+              "roulette_wagering": "progressive-system", "progressive": "progressive-system"}
 #: (role, kind) -> "module:Class" of the adapter implementing the role's Protocol
 ADAPTERS = {
     ("wheel", "modbus"): "hil.adapters.modbus_money_wheel:ModbusMoneyWheel",
@@ -256,7 +256,9 @@ ADAPTERS = {
     ("pachinko", "modbus"): "hil.adapters.modbus_pachinko:ModbusPachinkoBoard",
     ("ctw_wheel", "modbus"): "hil.adapters.modbus_ctw_wheel:ModbusCtwWheel",
     ("illuminator", "modbus"): "hil.adapters.modbus_illuminator:ModbusIlluminator",
-    ("roulette_wagering", "modbus"): "hil.adapters.modbus_wagering:ModbusWageringDevice",
+    # the Roulette Up wagers' progressive table game system (§ 617b.4(c)); at a table whose Roulette Up
+    # paytable is not progressive its meter is never confirmed (docs/rules-roulette.md)
+    ("roulette_wagering", "modbus"): "hil.adapters.modbus_progressive:ModbusProgressiveSystem",
     ("progressive", "modbus"): "hil.adapters.modbus_progressive:ModbusProgressiveSystem",
     ("wheel", "serial"): "hil.adapters.serial_money_wheel:SerialMoneyWheel",
     ("top_slot", "serial"): "hil.adapters.serial_top_slot:SerialTopSlot",

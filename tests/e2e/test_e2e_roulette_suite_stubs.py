@@ -1,9 +1,12 @@
 """Acceptance of the Roulette table's real-device path: the bundled Roulette scenarios, run with
 the ball wheel on its vendor-protocol stub on a pty (Slingshot-style status lines at 9600 baud,
-docs/wire/slingshot-roulette.md) and the illuminator and the progressive wagering device on
+docs/wire/slingshot-roulette.md) and the illuminator and the progressive table game system (the
+Roulette Up wagering device with its meter, § 617b.4(c): ``croupier stub progressive-system``) on
 Modbus TCP stubs — each stub in its own process, configured per scenario through its control
 endpoint — give the same verdict for every check as the simulated bench, and every scenario
-whose expectation the simulated run meets in these rounds meets it on the stubs too.
+whose expectation the simulated run meets in these rounds meets it on the stubs too. (A table
+whose Roulette Up paytable is not progressive presses on the same system and never confirms a
+wager to its meter; simulated, it is the plain wagering device.)
 
 The wheel does not say which wheel it is on the wire: the bench names it in the URL
 (``?wheel=double-zero``), so the scenarios run on two benches, one per wheel. Capped at a few
@@ -56,7 +59,8 @@ def test_roulette_suite_same_verdicts_on_the_vendor_protocol_wheel(stub_control,
         sim = runner.invoke(app, ["run", *files, "--max-rounds", ROUNDS, "--out", str(sim_out), "--jobs", "1"])
         assert sim.exit_code in (0, 1), sim.output
         with stub_control({"ball_wheel": "roulette-wheel"}, "serial", SCALE) as serial_urls, \
-                stub_control({"illuminator": "illuminator", "roulette_wagering": "wagering"}, "modbus", SCALE) as mb:
+                stub_control({"illuminator": "illuminator", "roulette_wagering": "progressive-system"}, "modbus",
+                             SCALE) as mb:
             bench = _bench(tmp_path / f"bench-{wheel}.toml", wheel, serial_urls | mb)
             real = runner.invoke(app, ["run", *files, "--bench", str(bench), "--max-rounds", ROUNDS,
                                        "--out", str(real_out)])
