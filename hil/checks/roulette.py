@@ -605,6 +605,9 @@ class ProgressiveMeter(UpCheck):
                 if not same:
                     self.finding(0, None, f"the system's meter declares {key} {have}; {table.label}'s row "
                                  f"(§ 617b.4(h)(2)) on a {stake}-cent progressive wager is {want}")
+            if got.get("reseed_from_reserve"):
+                self.finding(0, None, f"the system's meter restarts from its reserve; {table.label}'s row "
+                             f"(§ 617b.4(h)(2)) reseeds it at a fixed {self.spec['reseed_cents']} cents")
         resumed = bench.croupier.get("streak_resumed")  # a trace begun from another trace's state
         if resumed is not None and resumed.get("meters"):
             self._adopt(resumed["meters"])

@@ -175,8 +175,10 @@ def test_the_progressive_system_holds_the_meter_pays_the_hit_split_and_reseeds(t
     dev = ctl.wagering
     info = events(path, "device_info", "roulette_wagering")[0]
     seed = 10_000 * 100
-    assert info["meters"] == [{"name": "progressive", "seed_cents": seed, "reseed_cents": seed,
-                               "increment_rate": "1/5", "reserve_rate": "1/25"}]
+    (declared,) = info["meters"]
+    assert {k: declared[k] for k in ("name", "seed_cents", "reseed_cents", "increment_rate", "reserve_rate")} == {
+        "name": "progressive", "seed_cents": seed, "reseed_cents": seed, "increment_rate": "1/5", "reserve_rate": "1/25"}
+    assert not declared.get("reseed_from_reserve", False)  # the row's Seed/Reseed is a fixed amount
     every = [w for w in events(path, "wager") if w["kind"] == "up"]
     incs = events(path, "meter_increment", "roulette_wagering")
     assert sorted(i["press_id"] for i in incs) == sorted(w["press_id"] for w in every)
@@ -209,18 +211,15 @@ def test_the_meter_is_restored_exactly_with_the_streak(tmp_path):
     assert Fraction(snap["value_cents"]) + Fraction(snap["residue"]) == 1_000_000 + Fraction(20 * len(ups))
     assert Fraction(snap["reserve_cents"]) + Fraction(snap["reserve_residue"]) == 4 * len(ups)
     second, ctl2 = play(tmp_path, sc, [9, 2], 2, state, "second")
-    assert [asdict_(m) for m in ctl2.wagering.controller.snapshot()] != []
+    # the second system started from the restored meter, exactly, and grew by its own wagers only
+    ups2 = [w for w in events(second, "wager") if w["kind"] == "up"]
+    assert ctl2.wagering.controller.exact("progressive") == \
+        Fraction(snap["value_cents"]) + Fraction(snap["residue"]) + 20 * len(ups2)
     resumed = events(second, "streak_resumed")[0]
     assert resumed["meters"] == state["meters"] and resumed["numbers"] == [3, 7]
     v = verdicts(second)
     assert v["RU-617b.4h2-meter"] in ("pass", "indeterminate") and v["RU-617b.4h-settlement"] == "pass"
     assert not findings(second, "RU-617b.4h2-meter")
-
-
-def asdict_(m):
-    from dataclasses import asdict
-
-    return asdict(m)
 
 
 def test_a_misconfigured_meter_fails_the_meter_check_against_the_regulation_row(tmp_path):
