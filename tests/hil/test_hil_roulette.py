@@ -348,3 +348,18 @@ def test_the_without_replacement_correction_makes_the_statistic_chi2():
     se = np.sqrt(2 * 37 / reps)
     assert abs(np.mean(corrected) - 37) < 4 * se
     assert np.mean(naive) < 37 - 8 * se
+
+
+def test_a_void_round_confirms_no_roulette_up_wager_to_the_meter(tmp_path):
+    """Refunded Roulette Up wagers never feed the meter: the system drops their presses."""
+    sc = scenario(up="P1")
+    path, ctl = play(tmp_path, sc, ["misspin"] * 4 + [5, 9, 2], 3)
+    assert events(path, "round_end")[0]["void"]
+    refunded = {r["wager_id"] for r in events(path, "refund") if r["kind"] == "up"}
+    assert refunded
+    void = {v["press_id"] for v in events(path, "press_void", "roulette_wagering")}
+    ups1 = [w for w in events(path, "wager") if w["kind"] == "up" and w["wager_id"] in refunded]
+    assert {w["press_id"] for w in ups1} <= void
+    incremented = {i["press_id"] for i in events(path, "meter_increment", "roulette_wagering")}
+    assert not incremented & {w["press_id"] for w in ups1}
+    assert not findings(path, "RU-617b.4h2-meter") and verdicts(path)["RU-617b.4h2-meter"] == "pass"
