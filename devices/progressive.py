@@ -69,10 +69,18 @@ class MeterSpec:
     """The share of each progressive wager added to the meter: "20%", "1/5" or "0.2" (exact)."""
     reserve_rate: str = "0%"
     """The share of each progressive wager added to the meter's reserve, which funds the reseeds."""
+    reseed_from_reserve: bool = False
+    """The meter has no fixed reseed: once paid in full it restarts at what its reserve holds (the
+    whole reserve, to the fraction of a cent). A 21+3 row whose Seed/Reseed is "N/A" and which
+    gives a reserve rate (§ 633b.17(h); docs/rules-blackjack.md)."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip() or self.name != self.name.strip():
             raise ValueError(f"a meter needs a name without surrounding blanks, not {self.name!r}")
+        if not isinstance(self.reseed_from_reserve, bool):
+            raise ValueError(f"meter {self.name!r}: reseed_from_reserve must be true or false")
+        if self.reseed_from_reserve and self.reseed_cents is not None:
+            raise ValueError(f"meter {self.name!r}: a meter restarted from its reserve has no fixed reseed_cents")
         for what in ("seed_cents", "reseed_cents"):
             v = getattr(self, what)
             if v is None and what == "reseed_cents":
@@ -84,6 +92,9 @@ class MeterSpec:
 
     @property
     def reseed(self) -> int:
+        """The fixed reseed (0 for a meter restarted from its reserve)."""
+        if self.reseed_from_reserve:
+            return 0
         return self.seed_cents if self.reseed_cents is None else self.reseed_cents
 
     @property
@@ -97,7 +108,8 @@ class MeterSpec:
     def info(self) -> dict[str, Any]:
         """The meter as ``device_info`` declares it (rates as exact fractions, e.g. "1/5")."""
         return {"name": self.name, "seed_cents": self.seed_cents, "reseed_cents": self.reseed,
-                "increment_rate": str(self.increment), "reserve_rate": str(self.reserve)}
+                "increment_rate": str(self.increment), "reserve_rate": str(self.reserve),
+                "reseed_from_reserve": self.reseed_from_reserve}
 
 
 #: Roulette Up Progressive Paytable 1 on a $1 progressive wager (§ 617b.4(h)(2)): seed 10,000×, 20 %, 4 %.
@@ -242,7 +254,9 @@ class ProgressiveController:
         """Pay ``percent`` of ``meter`` shared by ``winners`` (whole cents each); the fields of a
         ``MeterPayout`` but its ``device_time_s``. At 100 % the meter restarts from its reseed plus
         the remainder that did not split (and the residue), the reserve funding the reseed as far
-        as it goes; below 100 % the paid cents are deducted."""
+        as it goes — or, for a meter restarted from its reserve, from the whole reserve (exactly;
+        ``reseed_cents`` its whole cents, the reserve then 0); below 100 % the paid cents are
+        deducted."""
         if meter not in self._spec:
             raise ValueError(f"no meter {meter!r} (meters: {', '.join(self.names)})")
         if isinstance(percent, bool) or not isinstance(percent, int) or not 1 <= percent <= 100:
@@ -253,7 +267,11 @@ class ProgressiveController:
         jackpot = floor(value)
         share, rest = divmod(jackpot * percent // 100, winners)
         reseed = 0
-        if percent == 100:
+        if percent == 100 and spec.reseed_from_reserve:
+            funded, self._reserve[meter] = self._reserve[meter], Fraction(0)
+            reseed = floor(funded)
+            self._value[meter] = funded + rest + (value - jackpot)
+        elif percent == 100:
             reseed = spec.reseed
             self._reserve[meter] -= min(self._reserve[meter], Fraction(reseed))
             self._value[meter] = reseed + rest + (value - jackpot)

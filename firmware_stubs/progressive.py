@@ -97,6 +97,8 @@ class ProgressiveGlue(WageringGlue):
             "meter_increment_den": [r.denominator for r in rates["increment"]] + [1] * len(pad),
             "meter_reserve_num": [r.numerator for r in rates["reserve"]] + pad,
             "meter_reserve_den": [r.denominator for r in rates["reserve"]] + [1] * len(pad),
+            "meter_reseed_source": ["reserve" if m.reseed_from_reserve else "fixed" for m in params.meters]
+            + ["fixed"] * len(pad),
             "linked": "linked" if params.link_id is not None else "standalone",
             "link_id": ascii_words(params.link_id, rmap.point("link_id").count),
             "link_lost_count": 0, "link_restored_count": 0, "link_lost_ns": 0, "link_restored_ns": 0,

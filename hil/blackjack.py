@@ -17,12 +17,21 @@ One round::
       Bonuses (§ 633b.18(k)); chip wagers collected or paid → round_end (lights off).
 
 ``CroupierFaults`` make it wrong on purpose (``progressive_chips_mismatch``, ``skip_win_light``,
-``no_meter_split``, ``payout_error_cents``).
+``no_meter_split``, ``payout_error_cents``, ``settle_late_presses``).
+
+Durable state (``state()``, committed with each round): the meters of a simulated progressive
+system exactly (``ProgressiveController.snapshot``: whole cents, the fractions of a cent carried,
+reserves) and the simulated shoe's id. ``restore()`` puts the meters back (a real system keeps its
+own: nothing is done to it) and numbers the next shoe after the last one; the shoe's position is
+not restored — the resumed table shuffles a fresh shoe (the interrupted one is never revealed, its
+reads stay unverified), which avoids committing a shoe's order to the trace before it is dealt.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import asdict
+from typing import Any
 
 import numpy as np
 import simpy
@@ -45,6 +54,39 @@ class BlackjackController(TableCroupier):
         self.table: CardTable = scenario.cards or CardTable()
         self.spot = PROGRESSIVE_SPOTS.get(self.table.progressive or "", "progressive")
         self.stats = {"rounds": 0, "shuffles": 0, "progressive_wagers": 0, "meter_hits": 0, "void_rounds": 0}
+
+    # ------------------------------------------------------------------ durable state
+    def _controller(self):
+        from devices.progressive import ProgressiveController
+
+        c = getattr(self.wagering, "controller", None)
+        return c if self.table.progressive and isinstance(c, ProgressiveController) else None
+
+    def state(self) -> dict[str, Any]:
+        """The meters of a simulated progressive system (``dataclasses.asdict`` of each
+        ``MeterState``) and the simulated shoe's id; JSON-able. A real device's: ``{}`` entries."""
+        from devices.card_shoe import CardShoeSim
+
+        out: dict[str, Any] = {"schema": 1}
+        if (c := self._controller()) is not None:
+            out["meters"] = [asdict(m) for m in c.snapshot()]
+        if isinstance(self.dev.shoe, CardShoeSim):
+            out["shoe_id"] = self.dev.shoe.shoe_id
+        return out
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """Go on from ``state()``: a simulated system's meters exactly (a real one keeps its own),
+        the next shoe numbered after the last one (a fresh shoe is shuffled). ValueError for a
+        state of another schema or other meters."""
+        from devices.card_shoe import CardShoeSim
+        from devices.progressive import MeterState
+
+        if state.get("schema") != 1:
+            raise ValueError(f"Blackjack table state schema {state.get('schema')!r} (this rig reads 1)")
+        if (c := self._controller()) is not None and state.get("meters") is not None:
+            c.restore([MeterState(**m) for m in state["meters"]])  # ValueError: other meters
+        if isinstance(self.dev.shoe, CardShoeSim) and state.get("shoe_id") is not None:
+            self.dev.shoe.shoe_id = int(state["shoe_id"])
 
     def describe(self) -> dict:
         """Round 0's ``table`` record, with the meters the paytable prescribes (§ 633b.17(h) ...)."""

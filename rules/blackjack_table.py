@@ -78,12 +78,17 @@ def settle(wager: str, table: str, player: Sequence[Card], up: Card, hole: Card,
 
 def meter_specs(wager: str, table: str, decks: int, stake_cents: int) -> list[dict[str, Any]]:
     """The progressive table game system's meters for ``wager``'s paytable at ``decks`` decks, on
-    a progressive wager of ``stake_cents`` (``devices.progressive.MeterSpec`` fields): the seed "N×
-    the wager" or "$N" (none: 0 — the meter starts empty, docs/rules-blackjack.md), the
-    incrementation and reserve rates as exact fractions."""
+    a progressive wager of ``stake_cents`` (``devices.progressive.MeterSpec`` fields), from the
+    regulation's rows (§ 633b.17(h), § 633b.18(i), § 633b.21(g)): the seed "N× the wager" or "$N",
+    reseeded at the seed; a "N/A" Seed/Reseed has none: the meter starts at 0 and, once paid,
+    restarts at what its reserve holds (``reseed_from_reserve``; docs/rules-blackjack.md). The
+    incrementation and reserve rates as exact fractions (no reserve rate printed: 0)."""
     out = []
     for name, terms in paytable(wager, table).meters(decks).items():
         seed = terms.seed_in_wagers(stake_cents)
-        out.append({"name": name, "seed_cents": 0 if seed is None else int(seed * stake_cents),
-                    "increment_rate": str(terms.increment_rate), "reserve_rate": str(terms.reserve_rate or 0)})
+        m: dict[str, Any] = {"name": name, "seed_cents": 0 if seed is None else int(seed * stake_cents),
+                             "increment_rate": str(terms.increment_rate), "reserve_rate": str(terms.reserve_rate or 0)}
+        if seed is None:
+            m["reseed_from_reserve"] = True
+        out.append(m)
     return out

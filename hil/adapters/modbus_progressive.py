@@ -48,7 +48,8 @@ STATUS = ("press_count", "link_state", "link_lost_count", "link_restored_count",
           "pay_result_remainder_cents", "pay_result_reseed_cents", "pay_result_value_cents",
           "pay_result_reserve_cents", "pay_result_ns", "wager_count")
 DECLARATION = ("seats", "meter_count", "meter_names", "meter_seed_cents", "meter_reseed_cents", "meter_increment_num",
-               "meter_increment_den", "meter_reserve_num", "meter_reserve_den", "linked", "link_id")
+               "meter_increment_den", "meter_reserve_num", "meter_reserve_den", "linked", "link_id",
+               "meter_reseed_source")
 
 
 def _mute(_device: str, _kind: str, _payload: dict[str, Any]) -> None:
@@ -85,7 +86,8 @@ class ModbusProgressiveSystem(ModbusWageringDevice):
         meters = [{"name": self.names[i], "seed_cents": decl["meter_seed_cents"][i],
                    "reseed_cents": decl["meter_reseed_cents"][i],
                    "increment_rate": str(Fraction(decl["meter_increment_num"][i], decl["meter_increment_den"][i])),
-                   "reserve_rate": str(Fraction(decl["meter_reserve_num"][i], decl["meter_reserve_den"][i]))}
+                   "reserve_rate": str(Fraction(decl["meter_reserve_num"][i], decl["meter_reserve_den"][i])),
+                   "reseed_from_reserve": decl["meter_reseed_source"][i] == "reserve"}
                   for i in range(n)]
         link_id = words_ascii(decl["link_id"]) or None
         self.telemetry(self.name, "device_info", {

@@ -135,41 +135,70 @@ class WinLight(CardCheck):
 
 
 class MeterAccounting(CardCheck):
-    """§ 633b.17(h), § 633b.18(i), § 633b.21(g), § 605a.7: the system's meters are the paytable's
-    (seed/reseed, incrementation and reserve rates); each meter starts at its seed, takes its
-    incrementation rate of every accepted progressive wager (exactly: the fractions of a cent are
-    carried), changes otherwise only when it is paid — the winners' share of it — and is then
-    reseeded. Re-computed from the system's own reports: a lost increment, a meter reset by a
+    """§ 633b.17(h), § 633b.18(i), § 633b.21(g), § 605a.7: the system's meters are the regulation's
+    rows for the wager, paytable and decks the table declares (seed/reseed, incrementation and
+    reserve rates: ``rules.blackjack_table.meter_specs``, not the croupier's own record); each meter
+    starts at its seed, takes its row's incrementation rate of every player's wager (exactly: the
+    fractions of a cent are carried) and nothing else, changes otherwise only when it is paid — the
+    winners' share of it — and is then reseeded: at the row's seed, the reserve funding it as far as
+    it goes, or, for a "N/A" Seed/Reseed, at the whole reserve. The reserve takes the row's reserve
+    rate of every wager; each payout's reported reserve must be it. Re-computed from the system's
+    own reports: a lost increment, an increment for a press that is no wager, a meter reset by a
     power loss or a wrong reseed shows as a meter that is not what its wagers and hits make it. A
-    linked meter (§ 605a.8) also grows by the other tables' wagers: it may be more, never less."""
+    linked meter (§ 605a.8) also grows by the other tables' wagers: it may be more, never less. A
+    resumed run (``resumed``) must go on with the meters the trace left."""
 
     id = "BJ-meter-accounting"
     section = "§ 633b.17(h), § 633b.18(i), § 633b.21(g)"
-    title = "Meters: seed, exact increments per accepted wager, payout and reseed"
+    title = "Meters: the regulation's rows, exact increments per wager, reserve, payout and reseed"
 
     def __init__(self, config):
         super().__init__(config)
         self.increments = self.hits = 0
         self.meter: dict[str, Fraction] = {}
+        self.reserve: dict[str, Fraction] = {}
+        self.rows: dict[str, dict[str, Any]] = {}
 
     def setup(self, bench) -> None:
+        from rules.blackjack_table import meter_specs
+
         super().setup(bench)
-        self.meter = {name: Fraction(m["seed_cents"]) for name, m in self.meter_info.items()}
+        t = self.table
         self.linked = self.system_linked
         self.linked_growth = 0
-        # the meters as the paytable prescribes them (the table's record) against the system's own
-        for want in self.table.get("meters", []):
-            got = self.meter_info.get(want["name"])
+        if not t.get("progressive"):
+            return
+        try:  # the regulation's rows for what the table declares (§ 633b.17(h), § 633b.18(i), § 633b.21(g))
+            rows = meter_specs(t["progressive"], t["progressive_paytable"], int(t["decks"]),
+                               int(t["progressive_stake_cents"]))
+        except (KeyError, ValueError) as exc:
+            self.finding(0, None, f"the table record names no regulation row for its meters: {exc}")
+            return
+        self.rows = {r["name"]: {**r, "reseed_cents": r.get("reseed_cents", r["seed_cents"]),
+                                 "reseed_from_reserve": bool(r.get("reseed_from_reserve", False))} for r in rows}
+        self.meter = {name: Fraction(r["seed_cents"]) for name, r in self.rows.items()}
+        self.reserve = {name: Fraction(0) for name in self.rows}
+        where = (f"{t['progressive']} paytable {t['progressive_paytable']}, {t['decks']} decks, "
+                 f"{t['progressive_stake_cents']}-cent wager")
+        for extra in sorted(set(self.meter_info) - set(self.rows)):
+            self.finding(0, None, f"the system declares a meter {extra!r} the regulation's rows for {where} have not")
+        for name, want in self.rows.items():
+            got = self.meter_info.get(name)
             if got is None:
-                self.finding(0, None, f"the system has no {want['name']} meter (the paytable's meters: "
-                             f"{[m['name'] for m in self.table['meters']]})")
+                self.finding(0, None, f"the system has no {name} meter (the regulation's rows for {where}: "
+                             f"{sorted(self.rows)})")
                 continue
-            for key, value in (("seed_cents", want["seed_cents"]), ("reseed_cents", want["seed_cents"]),
-                               ("increment_rate", Fraction(want["increment_rate"])),
-                               ("reserve_rate", Fraction(want["reserve_rate"]))):
-                have = Fraction(got[key]) if "rate" in key else int(got[key])
-                if have != value:
-                    self.finding(0, None, f"{want['name']} meter: {key} {got[key]}; the paytable's is {value}")
+            for key in ("seed_cents", "reseed_cents", "increment_rate", "reserve_rate", "reseed_from_reserve"):
+                have, value = got.get(key), want[key]
+                if "rate" in key:
+                    same = have is not None and Fraction(str(have)) == Fraction(str(value))
+                elif key == "reseed_from_reserve":
+                    same = bool(have) == value
+                else:
+                    same = have is not None and int(have) == int(value)
+                if not same:
+                    self.finding(0, None, f"{name} meter: the system declares {key} {have}; the regulation's row "
+                                 f"for {where} is {value}")
 
     def _expect_shown(self, rv: RoundView, ev: Event, name: str, shown: int, what: str) -> None:
         want = math.floor(self.meter[name])
@@ -182,6 +211,54 @@ class MeterAccounting(CardCheck):
             self.finding(rv.n, ev, f"{name} meter shows {shown} {what}; its seed, wagers and payouts make it {want}")
             self.meter[name] = Fraction(shown)  # resynchronise: one finding per discrepancy
 
+    def _resumed(self, rv: RoundView, e: Event) -> None:
+        """A restart (``resumed``): the restored meters must be the ones the trace left; followed on."""
+        for m in ((e.payload.get("state") or {}).get("meters") or []):
+            name = m["name"]
+            if name not in self.meter:
+                continue
+            value = int(m["value_cents"]) + Fraction(m["residue"])
+            reserve = int(m["reserve_cents"]) + Fraction(m["reserve_residue"])
+            if (value, reserve) != (self.meter[name], self.reserve[name]) and not self.linked:
+                self.finding(rv.n, e, f"{name} meter restored at {float(value):.4f} (reserve {float(reserve):.4f}); "
+                             f"the trace before the restart leaves {float(self.meter[name]):.4f} "
+                             f"(reserve {float(self.reserve[name]):.4f})")
+            self.meter[name], self.reserve[name] = value, reserve
+
+    def _hit(self, rv: RoundView, e: Event) -> None:
+        p = e.payload
+        name = p["meter"]
+        row = self.rows[name]
+        self.hits += 1
+        self._expect_shown(rv, e, name, int(p["jackpot_cents"]), "when paid")
+        jackpot = math.floor(self.meter[name])
+        winners = int(p["winners"])
+        share = math.floor(Fraction(int(p["percent"]), 100) * jackpot / winners) if winners > 0 else 0
+        if int(p["paid_cents"]) != share:
+            self.finding(rv.n, e, f"{name} meter {jackpot}: {p['percent']} % shared by {p['winners']} is "
+                         f"{share} each; paid {p['paid_cents']}")
+        if int(p["percent"]) == 100:
+            rest = jackpot - share * winners
+            if row["reseed_from_reserve"]:  # "N/A": the whole reserve restarts the meter
+                funded, reseed = self.reserve[name], math.floor(self.reserve[name])
+                self.reserve[name] = Fraction(0)
+            else:  # the row's seed, the reserve funding it as far as it goes
+                reseed = int(row["reseed_cents"])
+                funded = Fraction(reseed)
+                self.reserve[name] -= min(self.reserve[name], funded)
+            if int(p["reseed_cents"]) != reseed:
+                self.finding(rv.n, e, f"{name} meter reseeded at {p['reseed_cents']}; the regulation's row makes it "
+                             f"{reseed} ({'its reserve' if row['reseed_from_reserve'] else 'the seed'})")
+            self.meter[name] = funded + rest + (self.meter[name] - jackpot)
+        else:
+            self.meter[name] -= share * winners
+        self._expect_shown(rv, e, name, int(p["value_cents"]), "after the payout")
+        if not self.linked and int(p["reserve_cents"]) != math.floor(self.reserve[name]):
+            self.finding(rv.n, e, f"{name} meter's reserve is {p['reserve_cents']} after the payout; "
+                         f"{row['reserve_rate']} of the wagers less the reseeds funded make it "
+                         f"{math.floor(self.reserve[name])}")
+            self.reserve[name] = Fraction(int(p["reserve_cents"]))
+
     def observe(self, rv: RoundView) -> None:
         self.rounds += 1
         if not self.meter:
@@ -192,11 +269,13 @@ class MeterAccounting(CardCheck):
         incremented: dict[int, set[str]] = defaultdict(set)
         for e in rv.events:
             if e.device == CROUPIER:
+                if e.kind == "resumed":
+                    self._resumed(rv, e)
                 continue
             if e.kind == "meter_increment":
                 pid, name = e.payload["press_id"], e.payload["meter"]
                 press = wagers.get(pid)
-                if name not in self.meter_info:
+                if name not in self.rows:
                     continue
                 if press is None:
                     self.finding(rv.n, e, f"{name} meter incremented for press {pid}, which is no player's wager "
@@ -206,38 +285,28 @@ class MeterAccounting(CardCheck):
                 if name in incremented[pid]:
                     self.finding(rv.n, e, f"{name} meter incremented twice for press {pid}")
                 incremented[pid].add(name)
-                self.meter[name] += Fraction(self.meter_info[name]["increment_rate"]) * int(press.payload["stake_cents"])
+                stake = int(press.payload["stake_cents"])
+                self.meter[name] += Fraction(self.rows[name]["increment_rate"]) * stake
+                self.reserve[name] += Fraction(self.rows[name]["reserve_rate"]) * stake
                 self._expect_shown(rv, e, name, int(e.payload["value_cents"]), "after the increment")
             elif e.kind == "meter_reading":
                 for name, shown in e.payload["meters"].items():
                     if name in self.meter and e.payload.get("link_up", True):
                         self._expect_shown(rv, e, name, int(shown), "when read")
-            elif e.kind == "meter_hit":
-                p = e.payload
-                name = p["meter"]
-                self.hits += 1
-                self._expect_shown(rv, e, name, int(p["jackpot_cents"]), "when paid")
-                jackpot = math.floor(self.meter[name])
-                share = math.floor(Fraction(int(p["percent"]), 100) * jackpot / int(p["winners"]))
-                if int(p["paid_cents"]) != share:
-                    self.finding(rv.n, e, f"{name} meter {jackpot}: {p['percent']} % shared by {p['winners']} is "
-                                 f"{share} each; paid {p['paid_cents']}")
-                if int(p["percent"]) == 100:
-                    rest = jackpot - share * int(p["winners"])
-                    reseed = int(self.meter_info[name]["reseed_cents"])
-                    self.meter[name] = Fraction(reseed + rest) + (self.meter[name] - jackpot)
-                else:
-                    self.meter[name] -= share * int(p["winners"])
-                self._expect_shown(rv, e, name, int(p["value_cents"]), "after the payout")
+            elif e.kind == "meter_hit" and e.payload["meter"] in self.rows:
+                self._hit(rv, e)
+            elif e.kind == "power_loss":  # the device's own report: what it lost is the meters' findings
+                pass
         for pid, press in wagers.items():
             self.increments += 1
-            for name in self.meter_info:
+            for name in self.rows:
                 if name not in incremented[pid]:
                     self.finding(rv.n, press, f"accepted wager (press {pid}) did not increment the {name} meter")
 
     def verdict(self):
         m = [Measurement("increments", self.increments, "wagers"), Measurement("meter_hits", self.hits, "hits")]
         m += [Measurement(f"meter_{k}_cents", float(v), "cents") for k, v in self.meter.items()]
+        m += [Measurement(f"reserve_{k}_cents", float(v), "cents") for k, v in self.reserve.items()]
         if self.linked:
             m.append(Measurement("linked_tables_growth_cents", self.linked_growth, "cents"))
         if self.failed:

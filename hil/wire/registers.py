@@ -248,6 +248,7 @@ REQUIRED: dict[Device, dict[str, Need]] = {
         "wager_log_increment_mask": _R, "wager_log_meter1_increment_cents": _R, "wager_log_meter1_value_cents": _R,
         "meter_count": _R, "meter_names": _R, "meter_seed_cents": _R, "meter_reseed_cents": _R,
         "meter_increment_num": _R, "meter_increment_den": _R, "meter_reserve_num": _R, "meter_reserve_den": _R,
+        "meter_reseed_source": Need(False, "r", ("fixed", "reserve")),
         "linked": Need(False, "r", ("standalone", "linked")), "link_id": _R,
     },
 }

@@ -103,9 +103,11 @@ def test_the_model_is_a_progressive_system_and_a_wagering_device():
     [info] = b.of("device_info")
     assert info == {"seats": 7, "linked": False, "link_id": None, "meters": [
         {"name": "mega", "seed_cents": 1_000_000, "reseed_cents": 1_000_000, "increment_rate": "7/50",
-         "reserve_rate": "1/100"},
-        {"name": "major", "seed_cents": 500_000, "reseed_cents": 500_000, "increment_rate": "3/50", "reserve_rate": "0"},
-        {"name": "minor", "seed_cents": 250_000, "reseed_cents": 250_000, "increment_rate": "1/25", "reserve_rate": "0"}]}
+         "reserve_rate": "1/100", "reseed_from_reserve": False},
+        {"name": "major", "seed_cents": 500_000, "reseed_cents": 500_000, "increment_rate": "3/50", "reserve_rate": "0",
+         "reseed_from_reserve": False},
+        {"name": "minor", "seed_cents": 250_000, "reseed_cents": 250_000, "increment_rate": "1/25", "reserve_rate": "0",
+         "reseed_from_reserve": False}]}
     assert b.of("meter_increment")[0] == {"press_id": 1, "meter": "mega", "amount_cents": 17, "value_cents": 1_000_017,
                                           "device_time_s": t_confirm}  # the confirmation's time
     assert b.of("win_light") == [{"seat": 3, "on": True, "device_time_s": b.of("win_light")[0]["device_time_s"]}]
@@ -326,6 +328,24 @@ def test_the_reserve_funds_the_reseed_as_far_as_it_goes():
     b.confirm(range(1, 301))
     paid = b.run(b.dev.pay_meter("progressive", 100, 1))
     assert paid.reserve_cents == 300 * 400 - 1_000 and paid.value_cents == 1_000
+
+
+def test_a_meter_without_a_fixed_reseed_restarts_at_its_whole_reserve():
+    """§ 633b.17(h) "N/A" Seed/Reseed with a reserve rate (e.g. paytable 7: 16 %, 4 %): the meter
+    starts at 0 and, once paid in full, restarts at what the reserve holds, to the fraction of a
+    cent; the reserve is then empty. A percentage payout leaves the reserve alone."""
+    spec = MeterSpec("progressive", 0, None, "16%", "4%", reseed_from_reserve=True)
+    assert spec.reseed == 0 and spec.info()["reseed_from_reserve"] is True
+    b = Bench(ProgressiveParams(meters=(spec,)))
+    b.dev.open_betting()
+    for _ in range(3):
+        b.wager(1, 130)  # 20.8 cents and 5.2 cents of reserve each
+    paid = b.run(b.dev.pay_meter("progressive", 100, 1))
+    assert (paid.jackpot_cents, paid.paid_cents, paid.reseed_cents, paid.reserve_cents) == (62, 62, 15, 0)
+    assert b.dev.controller.exact("progressive") == Fraction(156, 10) + Fraction(4, 10)  # 15.6 reserve + 0.4 residue
+    assert paid.value_cents == 16
+    with pytest.raises(ValueError, match="no fixed reseed"):
+        MeterSpec("progressive", 0, 100, "16%", "4%", reseed_from_reserve=True)
 
 
 @pytest.mark.parametrize(("args", "message"), [(("jackpot", 100, 1), "no meter"), (("mega", 0, 1), "percent"),

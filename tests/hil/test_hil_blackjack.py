@@ -42,7 +42,7 @@ def test_two_players_share_the_21_3_meter_it_is_reseeded_and_the_lights_are_lit_
     result, events = run(tmp_path, "{decks: 6, progressive: twenty-one-plus-three, progressive_paytable: '1', "
                                    "declared_suit: s, side: {}}", "Ks Ks Ks Ks Ks 2h", 2, rounds=1)
     hit = of(events, "meter_hit", "progressive")[0]
-    # seed $2,000 (§ 633b.17(h), Paytable 1) + 17 % of the two $1 wagers and the rig's probe presses
+    # seed $2,000 (§ 633b.17(h), Paytable 1) + 17 % of the two $1 wagers (never the rig's probe presses)
     incs = of(events, "meter_increment", "progressive")
     jackpot = incs[-1]["value_cents"]
     assert hit["jackpot_cents"] == jackpot and hit["winners"] == 2
@@ -115,3 +115,77 @@ def test_a_linked_meter_grows_by_the_other_tables_and_the_check_allows_growth_on
                                        "faults: {progressive: {power_loss_at_s: 400.0}}\n", "t.yaml"),
                         load_bench(), load_rules(), tmp_path / "b")
     assert {c["id"]: c["verdict"] for c in lost["checks"]}["BJ-meter-accounting"] == "fail"
+
+
+def test_an_unseeded_21_3_meter_restarts_at_its_reserve(tmp_path):
+    """§ 633b.17(h), paytable 7: Seed/Reseed "N/A", 16 %, reserve 4 %. The meter starts at 0 and,
+    once paid, restarts at the whole reserve (its fraction of a cent too); the meter check
+    derives all of it from the regulation's row and agrees with the system's payouts."""
+    result, events = run(tmp_path, "{decks: 6, progressive: twenty-one-plus-three, progressive_paytable: '7', "
+                                   "declared_suit: s, progressive_stake_cents: 125, side: {}}", "Ks Ks Ks 2h", 1,
+                         rounds=2)
+    hits = of(events, "meter_hit", "progressive")
+    assert len(hits) == 2
+    # round 1: 0 + 16 % of $1.25 = 20 cents; the reserve 4 % = 5 cents restarts the meter
+    assert (hits[0]["jackpot_cents"], hits[0]["reseed_cents"], hits[0]["value_cents"], hits[0]["reserve_cents"]) == (
+        20, 5, 5, 0)
+    assert (hits[1]["jackpot_cents"], hits[1]["reseed_cents"], hits[1]["value_cents"]) == (25, 5, 5)
+    verdicts = {c["id"]: c["verdict"] for c in result["checks"]}
+    assert verdicts["BJ-meter-accounting"] == "pass" and verdicts["BJ-side-settlement"] == "pass"
+
+
+def _table(tmp_path, text: str, name: str, state: dict | None = None, seed: int = 1):
+    """A Blackjack table on the simulated bench, outside the runner: (trace path, controller)."""
+    import numpy as np
+    import simpy
+
+    from hil.bench import GAME_ROLES, build_devices
+    from hil.blackjack import BlackjackController
+    from hil.trace import TraceWriter
+
+    sc = parse_scenario(text, "t.yaml").scenario
+    env = simpy.Environment()
+    path = tmp_path / f"{name}.sqlite"
+    writer = TraceWriter(path, {"game": "blackjack", "scenario": sc.name})
+    writer.clock = env
+    built = build_devices(env, load_bench(), sc.device_overrides(), load_rules().submission,
+                          np.random.SeedSequence(seed), writer.record, roles=GAME_ROLES["blackjack"])
+    ctl = BlackjackController(env, built.devices, writer, sc, np.random.default_rng(seed))
+    writer.record("croupier", "table", ctl.describe())
+    if state is not None:
+        ctl.restore(state)
+    env.run(until=ctl.run(sc.rounds))
+    writer.close()
+    return path, ctl
+
+
+def test_the_table_state_restores_the_meters_exactly_and_numbers_the_next_shoe(tmp_path):
+    """state() after N rounds (JSON, as committed with the round's trace); a new controller on a
+    new simulated bench restored from it goes on with the same meters, fractions of a cent and
+    reserves included, and its first shoe is numbered after the last one."""
+    import json
+    from fractions import Fraction
+
+    text = ("schema: 1\nname: t\ngame: blackjack\nseed: 4\nrounds: %d\n"
+            "cards: {decks: 6, progressive: twenty-one-plus-three, progressive_paytable: '7', progressive_stake_cents: 130}\n"
+            "players: {count: 5, progressive_probability: 0.8}\n")
+    _first, ctl = _table(tmp_path, text % 6, "first")
+    state = json.loads(json.dumps(ctl.state()))
+    [m] = state["meters"]
+    exact = ctl.wagering.controller.exact("progressive")
+    assert m["value_cents"] + Fraction(m["residue"]) == exact and Fraction(m["residue"]) != 0  # 16 % of $1.30: 20.8
+    assert m["reserve_cents"] + Fraction(m["reserve_residue"]) == ctl.wagering.controller.reserve("progressive")
+    assert state["shoe_id"] == ctl.dev.shoe.shoe_id >= 1
+    second, ctl2 = _table(tmp_path, text % 4, "second", state, seed=2)
+    with TraceReader(second) as r:
+        ev = list(r.events())
+    incs = [e.payload for e in ev if e.kind == "meter_increment"]
+    stakes = {e.payload["press_id"]: e.payload["stake_cents"] for e in ev if e.kind == "press"}
+    assert incs and not [e for e in ev if e.kind == "meter_hit"]
+    grown = sum(Fraction(16, 100) * stakes[i["press_id"]] for i in incs)
+    assert ctl2.wagering.controller.exact("progressive") == exact + grown  # the residue carried on
+    assert incs[0]["value_cents"] == int(exact + Fraction(16, 100) * stakes[incs[0]["press_id"]])
+    shuffled = [e.payload["shoe_id"] for e in ev if e.kind == "shoe_shuffled"]
+    assert shuffled[0] == state["shoe_id"] + 1
+    with pytest.raises(ValueError, match="schema"):
+        ctl2.restore({"schema": 99})

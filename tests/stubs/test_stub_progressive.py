@@ -79,7 +79,7 @@ def test_the_declaration_is_the_models_meters(clock, kit):
         async with kit.serve(RMAP, glue, clock) as wire:
             return await wire.read("seats", "meter_count", "meter_names", "meter_seed_cents", "meter_reseed_cents",
                                    "meter_increment_num", "meter_increment_den", "meter_reserve_num",
-                                   "meter_reserve_den", "linked", "link_id")
+                                   "meter_reserve_den", "linked", "link_id", "meter_reseed_source")
 
     d = asyncio.run(go())
     assert d["seats"] == 6 and d["meter_count"] == 3
@@ -89,6 +89,10 @@ def test_the_declaration_is_the_models_meters(clock, kit):
     assert list(zip(d["meter_increment_num"], d["meter_increment_den"])) == [(7, 50), (3, 50), (1, 25), (0, 1)]
     assert list(zip(d["meter_reserve_num"], d["meter_reserve_den"])) == [(1, 100), (0, 1), (0, 1), (0, 1)]
     assert d["linked"] == "linked" and words_ascii(d["link_id"]) == "bank-7"
+    assert d["meter_reseed_source"] == ["fixed"] * 4
+    unseeded = ProgressiveGlue(clock, ProgressiveParams(meters=(MeterSpec("progressive", 0, None, "16%", "4%", True),)),
+                               np.random.default_rng(0), RMAP)
+    assert unseeded._values["meter_reseed_source"] == ["reserve", "fixed", "fixed", "fixed"]
 
 
 def test_every_press_is_logged_and_increments_nothing(clock, kit):
