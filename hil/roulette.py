@@ -487,7 +487,11 @@ class RouletteController(TableCroupier):
         when the system did not answer within ``croupier.bonus_timeout_s``."""
         self.stats["meter_hits"] += 1
         # faults.croupier.no_meter_split: the system asked to pay one winner, each paid the whole meter
-        ev = self.wagering.pay_meter(UP_METER, 100, 1 if self.faults.no_meter_split else winners)
+        try:
+            ev = self.wagering.pay_meter(UP_METER, 100, 1 if self.faults.no_meter_split else winners)
+        except ValueError as exc:  # a system without the Roulette Up meter (misconfigured): nothing paid
+            self._say("device_refused", {"device": self.wagering.name, "request": "pay_meter", "reason": str(exc)})
+            return None
         yield ev | self.env.timeout(self.sc.croupier.bonus_timeout_s)
         if not ev.processed:
             self._say("device_timeout", {"device": self.wagering.name, "request": "pay_meter"})

@@ -363,3 +363,14 @@ def test_a_void_round_confirms_no_roulette_up_wager_to_the_meter(tmp_path):
     incremented = {i["press_id"] for i in events(path, "meter_increment", "roulette_wagering")}
     assert not incremented & {w["press_id"] for w in ups1}
     assert not findings(path, "RU-617b.4h2-meter") and verdicts(path)["RU-617b.4h2-meter"] == "pass"
+
+
+def test_a_system_without_the_roulette_up_meter_pays_nothing_and_fails(tmp_path):
+    sc = scenario(up="P1")
+    other = [{"name": "mega", "seed_cents": 1_000_000, "increment_rate": "20%", "reserve_rate": "4%"}]
+    path, _ = play(tmp_path, sc, list(range(1, 10)) + [1], 10, meters=other)
+    assert events(path, "device_refused") and all(s["returned_cents"] == 0 for s in events(path, "up_settle")
+                                                  if s.get("meter_unpaid"))
+    v = verdicts(path)
+    assert v["RU-617b.4h2-meter"] == v["RU-617b.4h-settlement"] == "fail"
+    assert any("declares meters mega" in f for f in findings(path, "RU-617b.4h2-meter"))
