@@ -7,9 +7,11 @@ tracker and the progressive meter are its durable state) and a healthy Blackjack
 progressive through the progressive table game system: the meters are its durable state),
 thousands of rounds each, in one ``croupier run --out D``. The run is killed with SIGKILL at an
 instant drawn (seeded) uniformly between 0.8 s after its start (the interpreter's imports) and
-its expected length, then ``croupier run --resume --out D`` goes on; again and again until a run
-outlives its kill instant. The kill lands wherever it lands: inside a round's SQLite transaction,
-between rounds, in the checks at the end, while the report is written.
+its expected length (a second longer after each kill that found nothing new committed: a slow
+start on a loaded machine), then ``croupier run --resume --out D`` goes on; again and again until
+a run outlives its kill instant, or every round is committed (the run that then only re-checks
+is let finish). The kill lands wherever it lands: inside a round's SQLite transaction, between
+rounds, before the first round, in the checks at the end, while the report is written.
 
 After every kill (on a copy of the trace as the kill left it: database and WAL, as the resumed
 run will find it) and at the end (on the trace itself):
@@ -28,8 +30,13 @@ it) and the Roulette Up streak and meter checks passing outright.
 
 A whole rig crashing is the model: ``croupier run`` starts in its own session and the kill is
 sent to that process group (its pid), so a worker process (``--jobs 2``) dies with it, as on a
-power loss. The default suite runs campaigns until at least 5 kills; the slow suite until at
-least 50, alternating one and two worker processes. The figures are printed (``-s``).
+power loss. The default suite runs campaigns until at least 5 kills, 3 of them with a scenario
+part-played; the slow suite until at least 50 (25), alternating one and two worker processes.
+The figures are printed (``-s``).
+
+``test_kill9_between_commits`` kills at the instants a random kill almost never hits (two
+commits microseconds apart in simulation): after the set-up's commit, after a resumed run's
+``croupier/resumed`` commit before its first round, after the last round before the run's end.
 """
 
 from __future__ import annotations
@@ -128,7 +135,8 @@ def inspect_trace(path: Path) -> TraceView | None:
             "SELECT payload FROM events WHERE device = 'croupier' AND kind = 'resumed' ORDER BY seq")]
         first = db.execute("SELECT seq, wall_ns FROM events WHERE device = 'croupier' AND kind = 'round_end' "
                            "AND round = 1 ORDER BY seq LIMIT 1").fetchone()
-        return TraceView(integrity, True, round_ends, starts_doubled, state_max, resumed, tuple(first) if first else None)
+        return TraceView(integrity, True, round_ends, starts_doubled, state_max, resumed,
+                         tuple(first) if first else None)
     finally:
         db.close()
 
@@ -265,7 +273,9 @@ def run_campaign(tmp: Path, rounds: int, jobs: int, rng: random.Random, fig: Fig
         left = [rounds - committed[g] for g in files]
         expected_s = STARTUP_S + (max(left) if jobs > 1 else sum(left)) / ROUNDS_PER_S + CHECKS_S + stall_s
         kill_at = rng.uniform(KILL_FROM_S, max(expected_s, KILL_FROM_S + 0.1))
-        last_try = broken or attempt == MAX_RUNS_PER_CAMPAIGN
+        # after a broken contract, or once every round is committed (the kills in the checks
+        # have been had: a run that only re-checks is not killed again and again), the run ends
+        last_try = broken or attempt == MAX_RUNS_PER_CAMPAIGN or (attempt > 0 and min(committed.values()) >= rounds)
         log = tempfile.TemporaryFile()  # not a pipe: the run's output must never block it
         fig.runs += 1
         proc = subprocess.Popen([*base, *(["--resume"] if resume else [])], stdout=log, stderr=subprocess.STDOUT,
@@ -369,7 +379,7 @@ def kill9_campaigns(tmp_path: Path, *, kills: int, mid_scenario: int, rounds: in
         if fig.violations:
             break  # a contract broken: report it with the figures so far
     fig.wall_s = time.perf_counter() - t0
-    print(f"\nkill -9 campaign ({rounds} rounds per scenario, Roulette + Blackjack): {fig.line()}")
+    print(f"\nkill -9 campaign ({rounds} rounds per scenario, {' + '.join(SOURCES)}): {fig.line()}")
     return fig
 
 
@@ -390,3 +400,99 @@ def test_kill9_campaign(tmp_path):
 def test_kill9_campaign_fifty_kills(tmp_path):
     fig = kill9_campaigns(tmp_path, kills=50, mid_scenario=25, rounds=4000, jobs=[2, 1], seed=611)
     _assert_clean(fig, 50, 25)
+
+
+# ---------------------------------------------------------------------------------------------
+# The instants a random kill almost never hits: between two commits a few microseconds apart in
+# simulation (and a whole round apart on a real-time bench). The run kills itself with SIGKILL
+# right after the named commit is durable (a ``sitecustomize`` in the run's PYTHONPATH wraps
+# ``TraceWriter.record``/``commit``, the trace's public calls; nothing in the rig changes).
+
+_KILL_AT_COMMIT = """
+import os, signal
+_at = os.environ.get("CROUPIER_TEST_KILL9_AT")
+if _at:
+    import hil.trace as _trace
+    _record, _commit = _trace.TraceWriter.record, _trace.TraceWriter.commit
+
+    def record(self, device, kind, payload=None):
+        self.__dict__.setdefault("_k9_kinds", []).append((device, kind, (payload or {}).get("round")))
+        return _record(self, device, kind, payload)
+
+    def commit(self, *args, **kwargs):
+        kinds, self._k9_kinds = self.__dict__.get("_k9_kinds", []), []
+        _commit(self, *args, **kwargs)
+        what, _, n = _at.partition(":")
+        if (what == "resumed" and ("croupier", "resumed", None) in kinds
+                or what == "round" and ("croupier", "round_end", int(n)) in kinds
+                or what == "setup" and self.round == 0 and kinds):
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    _trace.TraceWriter.record, _trace.TraceWriter.commit = record, commit
+"""
+
+INSTANT_ROUNDS = 120
+
+
+def _run_killed_at(tmp: Path, scenario: Path, out: Path, at: str | None, resume: bool) -> tuple[int, str]:
+    inject = tmp / "inject"
+    inject.mkdir(exist_ok=True)
+    (inject / "sitecustomize.py").write_text(_KILL_AT_COMMIT, encoding="utf-8")
+    env = _env()
+    env["PYTHONPATH"] = os.pathsep.join([str(inject), env["PYTHONPATH"]])
+    if at:
+        env["CROUPIER_TEST_KILL9_AT"] = at
+    log = tempfile.TemporaryFile()
+    proc = subprocess.Popen([*_croupier(), "run", str(scenario), "--out", str(out), "--jobs", "1",
+                             *(["--resume"] if resume else [])], stdout=log, stderr=subprocess.STDOUT,
+                            cwd=tmp, env=env, start_new_session=True)
+    try:
+        rc = proc.wait(timeout=FINAL_RUN_WAIT_S)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)
+        log.seek(0)
+        output = log.read().decode(errors="replace")
+        log.close()
+    return rc, output
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("game", list(SOURCES))
+@pytest.mark.parametrize("kills", [
+    # killed after the set-up's commit, before round 1
+    ["setup"],
+    # killed mid-run, then again right after the resumed run's croupier/resumed is durable (before
+    # its first round commits): the trace then ends in a round with no round_end
+    [f"round:{INSTANT_ROUNDS // 3}", "resumed"],
+    # killed after the last round's commit, before the run's end is recorded
+    [f"round:{INSTANT_ROUNDS}"],
+    # killed after the last round's commit, then right after the resumed run's croupier/resumed
+    [f"round:{INSTANT_ROUNDS}", "resumed"],
+], ids=["after-setup", "after-resumed", "after-last-round", "after-last-round-then-resumed"])
+def test_kill9_between_commits(tmp_path, game, kills):
+    files = _write_scenarios(tmp_path / "scenarios", INSTANT_ROUNDS)
+    name, scenario = files[game]
+    out = tmp_path / "out"
+    trace = out / "traces" / f"{name}.sqlite"
+    fig = Figures(campaigns=1)
+    for i, at in enumerate(kills):
+        rc, output = _run_killed_at(tmp_path, scenario, out, at, resume=i > 0)
+        fig.runs += 1
+        assert rc == -signal.SIGKILL, f"run {i + 1} (kill at {at}) exited {rc}, not killed\n{output[-3000:]}"
+        fig.kills += 1
+        _check_invariants(fig, f"kill {i + 1} at {at}", {game: inspect_trace(trace)}, INSTANT_ROUNDS, final=False)
+    rc, output = _run_killed_at(tmp_path, scenario, out, None, resume=True)
+    fig.runs += 1
+    fig.resumes = fig.runs - 1
+    view = inspect_trace(trace)
+    _check_invariants(fig, "end", {game: view}, INSTANT_ROUNDS, final=True)
+    result = {r["name"]: r for r in json.loads((out / "report.json").read_text())["scenarios"]}[name]
+    failed = [(c["id"], c["summary"]) for c in result["checks"] if c["verdict"] == "fail"]
+    print(f"\n{game}, killed at {kills}: final resume exit {rc}; {view.committed if view else 0} rounds, "
+          f"croupier/resumed from {[e.get('from_round') for e in (view.resumed if view else [])]}; "
+          f"expectation_met {result['expectation_met']}, failing {failed}, "
+          f"error {(result.get('error') or 'none').strip().splitlines()[-1]}")
+    assert not fig.violations, "\n".join(fig.violations)
+    assert rc == 0 and result["expectation_met"] and not failed, (rc, failed, result.get("error"), output[-3000:])
