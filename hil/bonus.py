@@ -21,8 +21,12 @@ One game, as recorded (croupier events in plain text, device telemetry in bracke
                  → board_doubled for one clapper's players → respin)…
     bonus_result {game, values: {seat: multiplier}}
 
-A device that does not answer within ``bonus_timeout_s`` ends the game without a result: the
-round is void and its wagers refunded, never settled on partial data.
+The croupier has collected the round's losing wagers before ``play`` (§ 690.2(f)). A device that
+does not answer within ``bonus_timeout_s`` ends the game without a result: the wagers on it are
+void and refunded, never settled on partial data.
+
+The Rescue conditions (§ 690.5(f), § 690.7(g)) are judged as the Rules Submission's
+``rescue_reading`` declares (``rules.bonus.rescue_value``), the same rule the checks replay with.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ from hil.scenario import Scenario
 from rules import bonus as rb
 from rules.crazy_time import BASE_ODDS, Spot
 from rules.pachinko import DROP_ZONES
+from rules.submission import RulesSubmission
 
 Say = Callable[[str, dict[str, Any] | None], None]
 
@@ -49,9 +54,11 @@ class BonusVoid(Exception):
 
 class BonusCroupier:
     def __init__(self, env: simpy.Environment, devices: Devices, say: Say, scenario: Scenario,
-                 prng: random.Random) -> None:
+                 prng: random.Random, rules: RulesSubmission | None = None) -> None:
         self.env, self.dev, self.say, self.sc, self.prng = env, devices, say, scenario, prng
         self.faults = scenario.croupier_faults
+        #: how the Rescue conditions read the board (the Rules Submission's ``rescue_reading``)
+        self.reading = rules.rescue_reading if rules is not None else rb.DEFAULT_RESCUE_READING
         self.stats = {"coin-flip": 0, "cash-hunt": 0, "pachinko": 0, "crazy-time": 0, "void": 0}
 
     # ------------------------------------------------------------------ plumbing
@@ -150,7 +157,7 @@ class BonusCroupier:
         values = shown.values
         if flip.face not in rb.COIN_SIDES:
             raise BonusVoid(f"the coin flipper reported face {flip.face!r}")
-        if rb.rescue_flip_eligible(values, flip.face) or self.faults.rescue_ineligible:
+        if rb.rescue_flip_eligible(values, flip.face, self.reading, multiplier) or self.faults.rescue_ineligible:
             if (yield from self._rescue(shown.board_id)):  # § 690.5(g): the Rescue Flip is final
                 flip = yield from self._wait(flipper.flip(), "coin flipper")
                 if flip.face not in rb.COIN_SIDES:
@@ -179,10 +186,15 @@ class BonusCroupier:
         pachinko = self._device("pachinko")
         values, board_id = shown.values, shown.board_id
         double_used = rescue_used = False
-        late = self.faults.late_top_slot
-        for _drop in range(4):  # a Double and a Rescue Drop add at most two drops
-            zone = yield from self._draw(board_id, "drop_zone", len(DROP_ZONES))
-            if self.faults.drop_zone_outside:
+        literal: set[int] = set()  # cells (0-based) showing the 50x that replaced the Double
+        late, f, zone = self.faults.late_top_slot, self.faults, None
+        # a Double and a Rescue Drop add at most two drops (a croupier repeating Rescue Drops: more)
+        after_rescue = False
+        for _drop in range(8 if f.rescue_repeat else 4):
+            if not (f.rescue_same_zone and after_rescue):  # § 690.7(d), (e)(3), (g)(3): each drop's zone drawn anew
+                zone = yield from self._draw(board_id, "drop_zone", len(DROP_ZONES))
+            after_rescue = False
+            if f.drop_zone_outside:
                 zone = 1
             landing: PuckLanding = yield from self._wait(pachinko.drop(zone), "Pachinko board")
             if late:
@@ -194,17 +206,23 @@ class BonusCroupier:
             if value == rb.DOUBLE and not double_used:  # § 690.7(e)
                 double_used = True
                 values = rb.pachinko_double(values, landing.spot)
-                if self.faults.skip_double_doubling:
+                literal.add(landing.spot - 1)
+                if f.skip_double_doubling:
                     values = tuple(rb.DOUBLE_REPLACEMENT if i == landing.spot - 1 else v
                                    for i, v in enumerate(shown.values))
                 self.say("board_doubled", {"board_id": board_id, "spot": landing.spot, "values": list(values)})
                 continue
-            if not rescue_used and (rb.pachinko_rescue_eligible(value) or self.faults.rescue_ineligible):
-                rescue_used = True  # § 690.7(g): "No additional Rescue Drops shall follow."
+            eligible = rb.pachinko_rescue_eligible(value, self.reading, multiplier, landing.spot - 1 in literal)
+            if (not rescue_used or f.rescue_repeat) and (eligible or f.rescue_ineligible):
+                rescue_used = True  # § 690.7(g)(4): "No additional Rescue Drops shall follow."
                 if (yield from self._rescue(board_id)):
-                    values = rb.pachinko_rescue(values, value) if rb.pachinko_rescue_eligible(value) else values
+                    if eligible and not f.rescue_no_raise:  # § 690.7(g)(1)–(2)
+                        values = rb.pachinko_rescue(values, value, self.reading, multiplier, literal)
+                    if eligible and f.rescue_raises_all:
+                        values = tuple(v if v == rb.DOUBLE else value for v in values)
                     self.say("board_rescued", {"board_id": board_id, "spot": landing.spot, "trigger": value,
                                                "values": list(values)})
+                    after_rescue = True
                     continue
             return dict.fromkeys(seats, value)
         raise BonusVoid("more puck drops than a Double and a Rescue Drop allow")
@@ -237,7 +255,8 @@ class BonusCroupier:
                 raise BonusVoid("a third Double on a wheel whose Double was replaced")
             doubles += 1  # § 690.8(e)(1)–(3)
             clapper = landed.index(rb.DOUBLE)  # one Double on the wheel: one clapper on it
-            values = rb.ctw_double(values, second=doubles == 2)
+            # § 690.8(e)(1), (3): the Double stays until the second time ("ctw_double_replaced_first": at once)
+            values = rb.ctw_double(values, second=doubles == 2 or self.faults.ctw_double_replaced_first)
             if self.faults.skip_double_doubling:
                 values = tuple(rb.DOUBLE_REPLACEMENT if v == rb.DOUBLE and doubles == 2 else v for v in shown.values)
             self.say("board_doubled", {"board_id": board_id, "clapper": clapper + 1, "second": doubles == 2,

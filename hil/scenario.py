@@ -117,6 +117,14 @@ class CroupierFaults(pydantic.BaseModel):
     settle_late_presses: bool = False
     payout_error_cents: int = 0  # added to every winning payment (§ 690.4)
     ignore_top_slot: bool = False  # settles without the Top Slot multiplier (§ 690.3(c)(1))
+    #: applies reel 2's multiplier to reel 1's betting option although the reels do not align (§ 690.3(c)(2))
+    top_slot_unaligned_applied: bool = False
+    #: settles wagers below the minimum or above the maximum wager instead of refusing them (§ 690.1(g)(4))
+    accept_outside_limits: bool = False
+    ignore_payout_limit: bool = False  # pays past the maximum payout limit per round (§ 690.1(g)(4))
+    #: plays the bonus game before collecting the losing wagers; a void bonus game then refunds every
+    #: wager of the round, the losing ones too (§ 690.2(f))
+    bonus_before_collect: bool = False
     # ---- bonus games (§§ 690.5–690.8)
     late_top_slot: bool = False  # applies the Top Slot multiplier after the flip / drop / countdown began
     rescue_ineligible: bool = False  # asks for a Rescue Flip / Drop whatever the landing (§ 690.5(f), § 690.7(g))
@@ -125,6 +133,12 @@ class CroupierFaults(pydantic.BaseModel):
     cash_hunt_shared_pick: bool = False  # every Cash Hunt player settled on the first pick (§ 690.6(f))
     drop_zone_outside: bool = False  # drops the puck above landing spot 1 (§ 690.7(d))
     bonus_base_odds: bool = False  # pays bonus wagers at § 690.4(a) odds × Top Slot instead of playing (§ 690.4(b))
+    rescue_no_raise: bool = False  # a Rescue Drop leaves the lower multipliers as they were (§ 690.7(g)(1))
+    rescue_raises_all: bool = False  # a Rescue Drop sets every multiplier to the trigger, higher ones too (§ 690.7(g)(2))
+    rescue_same_zone: bool = False  # the Rescue Drop's puck dropped from the first drop's zone, not a new draw (§ 690.7(g)(3))
+    rescue_repeat: bool = False  # a Rescue Drop may follow a Rescue Drop (§ 690.7(g)(4))
+    #: Crazy Time World's first Double replaced by 50x (Pachinko's rule), not kept for a second time (§ 690.8(e)(3))
+    ctw_double_replaced_first: bool = False
     # ---- Roulette (§§ 617b.4–617b.5)
     illuminate_before_no_more_bets: bool = False  # initiates the generator while betting is open (§ 617b.5(d))
     straight_odds_on_lit: bool = False  # pays a lit winning straight at the paytable's straight odds (§ 617b.5(e))

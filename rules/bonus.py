@@ -14,7 +14,10 @@ Decisions where the text leaves room (docs/rules-crazy-time.md):
 
 * "Displayed" values are after the Top Slot multiplier, which every game applies to its board
   before play (§ 690.5(e), § 690.6(g), § 690.7(f), § 690.8(f)). The Rescue conditions
-  (§ 690.5(f), § 690.7(g)) are evaluated on the displayed values.
+  (§ 690.5(f), § 690.7(g)) are judged by the Rules Submission's ``rescue_reading``
+  (``RESCUE_READINGS``): on the displayed values ("displayed", the default), or on the multipliers
+  before the Top Slot multiplier ("before-top-slot"); ``rescue_value`` is the one rule both the
+  croupier and the checks use.
 * The 50× that replaces a Double (§ 690.7(e)(2), § 690.8(e)(3)) is literal: neither multiplied
   by the Top Slot multiplier nor doubled.
 """
@@ -22,7 +25,9 @@ Decisions where the text leaves room (docs/rules-crazy-time.md):
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
+from fractions import Fraction
+from typing import Literal
 
 from rules.crazy_time import Spot
 
@@ -30,6 +35,15 @@ from rules.crazy_time import Spot
 DOUBLE = 0
 #: What replaces "Double" (§ 690.7(e)(2), § 690.8(e)(3)).
 DOUBLE_REPLACEMENT = 50
+
+#: How the Rescue conditions of § 690.5(f) and § 690.7(g) read a cell (docs/rules-crazy-time.md):
+#: "displayed" — the value shown, the Top Slot multiplier included (§ 690.5(e), § 690.7(f) apply it
+#: before the flip / drop); "before-top-slot" — the multiplier as generated (and doubled, or raised),
+#: without the Top Slot multiplier (§ 690.5(c) calls those "multipliers" and the multiplied ones
+#: "final payout odds").
+RescueReading = Literal["displayed", "before-top-slot"]
+RESCUE_READINGS: tuple[str, ...] = ("displayed", "before-top-slot")
+DEFAULT_RESCUE_READING: RescueReading = "displayed"
 
 #: § 690.5(b): the two sides of the coin, in board order (board cell 0, cell 1).
 COIN_SIDES: tuple[str, str] = ("red", "blue")
@@ -172,22 +186,40 @@ def coin_value(values: Sequence[int], face: str) -> int:
     return values[COIN_SIDES.index(face)]
 
 
-def rescue_flip_eligible(values: Sequence[int], face: str) -> bool:
+def rescue_value(value: int, reading: str = DEFAULT_RESCUE_READING, top_slot_multiplier: int = 1,
+                 literal: bool = False) -> Fraction:
+    """What the Rescue conditions (§ 690.5(f), § 690.7(g)) judge of a cell showing ``value``: the
+    displayed value itself (``reading`` "displayed"), or the multiplier without the Top Slot
+    multiplier ``top_slot_multiplier`` ("before-top-slot": ``value / top_slot_multiplier``). A
+    ``literal`` cell — the 50x that replaced a Pachinko Double (§ 690.7(e)(2)), which the Top Slot
+    never multiplied — is its value under either reading. "Double" is no multiplier: 0."""
+    if reading not in RESCUE_READINGS:
+        raise ValueError(f"rescue reading {reading!r}: one of {', '.join(RESCUE_READINGS)}")
+    _check_multiplier(top_slot_multiplier)
+    if value == DOUBLE or literal or reading == "displayed":
+        return Fraction(value)
+    return Fraction(value, top_slot_multiplier)
+
+
+def rescue_flip_eligible(values: Sequence[int], face: str, reading: str = DEFAULT_RESCUE_READING,
+                         top_slot_multiplier: int = 1) -> bool:
     """Whether a Rescue Flip may be activated after a flip that landed ``face`` up (§ 690.5(f)):
     all of "(1) The small multiplier was 2× or 3×. (2) The big multiplier was greater than 15×.
     (3) The coin landed with the small multiplier facing up."
 
-    Evaluated on the DISPLAYED multipliers: § 690.5(e) applies the Top Slot multiplier "prior to
-    the coin being flipped", so (f) sees the multipliers as flipped (a 2× side under a 2× Top
-    Slot shows 4× and is no longer small enough). Two equal sides have no small multiplier distinct
-    from the big one: not eligible.
+    ``values`` are the sides as displayed (red, blue), after the Top Slot multiplier
+    ``top_slot_multiplier`` (§ 690.5(e): applied "prior to the coin being flipped"). ``reading``
+    "displayed" (the default) judges (f)(1)–(3) on them: a 2× side under a 2× Top Slot shows 4× and
+    is no longer small enough; "before-top-slot" judges the multipliers as generated (4× under ×2
+    is a 2×). Two equal sides have no small multiplier distinct from the big one: not eligible.
     """
     _coin(values, face)
-    small, big = sorted(values)
-    return (small != big                          # a small multiplier distinct from the big one
-            and small in RESCUE_FLIP_SMALL            # (1)
-            and big > RESCUE_FLIP_BIG_ABOVE           # (2)
-            and coin_value(values, face) == small)    # (3)
+    judged = [rescue_value(v, reading, top_slot_multiplier) for v in values]
+    small, big = sorted(judged)
+    return (small != big                                          # a small multiplier distinct from the big one
+            and small in RESCUE_FLIP_SMALL                            # (1)
+            and big > RESCUE_FLIP_BIG_ABOVE                           # (2)
+            and judged[COIN_SIDES.index(face)] == small)              # (3)
 
 
 # --------------------------------------------------------------------------- Pachinko § 690.7
@@ -213,21 +245,41 @@ def pachinko_double(values: Sequence[int], landed_spot: int) -> tuple[int, ...]:
     return tuple(DOUBLE_REPLACEMENT if j == i else 2 * v for j, v in enumerate(values))
 
 
-def pachinko_rescue_eligible(value: int) -> bool:
-    """Whether a Rescue Drop may be activated on the displayed multiplier the puck rests on: "when
-    the puck comes to rest on a 2×, 3× or 4× multiplier" (§ 690.7(g)). Displayed: after the Top
-    Slot multiplier (§ 690.7(f)) and any Double (§ 690.7(e))."""
-    return not isinstance(value, bool) and value in PACHINKO_RESCUE_TRIGGERS
+def pachinko_rescue_eligible(value: int, reading: str = DEFAULT_RESCUE_READING, top_slot_multiplier: int = 1,
+                             literal: bool = False) -> bool:
+    """Whether a Rescue Drop may be activated on the multiplier the puck rests on: "when the puck
+    comes to rest on a 2×, 3× or 4× multiplier" (§ 690.7(g)). ``value`` is the landing spot as
+    displayed (after the Top Slot multiplier, § 690.7(f), and any Double, § 690.7(e)); ``reading``
+    "displayed" judges it as shown, "before-top-slot" as ``value / top_slot_multiplier``
+    (``rescue_value``; a ``literal`` 50x is 50x either way)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        return False
+    return rescue_value(value, reading, top_slot_multiplier, literal) in PACHINKO_RESCUE_TRIGGERS
 
 
-def pachinko_rescue(values: Sequence[int], trigger: int) -> tuple[int, ...]:
-    """The board after a Rescue Drop activated on ``trigger`` (2, 3 or 4) (§ 690.7(g)): "(1) A
+def pachinko_rescue(values: Sequence[int], trigger: int, reading: str = DEFAULT_RESCUE_READING,
+                    top_slot_multiplier: int = 1, literal: Collection[int] = ()) -> tuple[int, ...]:
+    """The board after a Rescue Drop activated on a spot showing ``trigger`` (§ 690.7(g)): "(1) A
     multiplier lower than the triggering multiplier shall be updated to be equal to the triggering
     multiplier. (2) A multiplier equal to or greater than the triggering multiplier shall remain
-    the same." A "Double" is no multiplier and stays."""
-    if not pachinko_rescue_eligible(trigger):
-        raise ValueError(f"§ 690.7(g): a Rescue Drop is activated on 2x, 3x or 4x, not {trigger!r}")
-    return tuple(trigger if v != DOUBLE and v < trigger else v for v in values)
+    the same." A "Double" is no multiplier and stays.
+
+    Cells are compared as ``reading`` judges them (``rescue_value``): on one board every cell
+    carries the same Top Slot multiplier, so both readings raise the same cells to the trigger's
+    displayed value — except a ``literal`` cell (0-based indices: the 50x that replaced a Double,
+    § 690.7(e)(2)), which is 50x under either reading and so never lower than a 2x–4x multiplier."""
+    if not pachinko_rescue_eligible(trigger, reading, top_slot_multiplier):
+        raise ValueError(f"§ 690.7(g): a Rescue Drop is activated on a 2x, 3x or 4x multiplier, not {trigger!r} "
+                         f"(rescue reading {reading!r}, Top Slot multiplier x{top_slot_multiplier})")
+    t = rescue_value(trigger, reading, top_slot_multiplier)
+    out = []
+    for i, v in enumerate(values):
+        lit = i in literal
+        if v != DOUBLE and rescue_value(v, reading, top_slot_multiplier, lit) < t:
+            out.append(int(t) if lit else trigger)
+        else:
+            out.append(v)
+    return tuple(out)
 
 
 # --------------------------------------------------------------------------- Crazy Time World § 690.8

@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from rules.bonus import CASH_HUNT_RANGE, COIN_FLIP_RANGE, CTW_RANGE, PACHINKO_RANGE
+from rules.bonus import CASH_HUNT_RANGE, COIN_FLIP_RANGE, CTW_RANGE, DEFAULT_RESCUE_READING, PACHINKO_RANGE, RescueReading
 from rules.crazy_time import SPOTS, TOP_SLOT_REEL2, Spot
 from rules.pachinko import Lattice
 
@@ -178,6 +178,18 @@ class Limits(_Model):
             raise ValueError(f"min_wager_cents {self.min_wager_cents} exceeds max_wager_cents {self.max_wager_cents}")
         return self
 
+    def wager_deviation(self, stake_cents: int) -> str | None:
+        """Why a wager of ``stake_cents`` may not be placed at this table (§ 690.1(g)(4): "The
+        minimum or maximum wagers, or both, that may be placed"), or None when it may. The one
+        rule the croupier refuses by and the checks judge by."""
+        if stake_cents < self.min_wager_cents:
+            return (f"§ 690.1(g)(4): a wager of {stake_cents} cents is below the minimum wager of "
+                    f"{self.min_wager_cents} cents")
+        if stake_cents > self.max_wager_cents:
+            return (f"§ 690.1(g)(4): a wager of {stake_cents} cents is above the maximum wager of "
+                    f"{self.max_wager_cents} cents")
+        return None
+
 
 class RulesSubmission(_Model):
     """A Crazy Time Rules Submission (§ 601a.2) as the rig uses it."""
@@ -190,6 +202,11 @@ class RulesSubmission(_Model):
     operator: str
     notes: str = ""
     limits: Limits
+    #: How the Rescue Flip (§ 690.5(f)) and Rescue Drop (§ 690.7(g)) conditions read the board
+    #: (``rules.bonus.rescue_value``): "displayed" (the default: the values as shown, the Top Slot
+    #: multiplier included) or "before-top-slot" (the multipliers without it). The text allows
+    #: both; docs/rules-crazy-time.md gives the reasons for the default.
+    rescue_reading: RescueReading = DEFAULT_RESCUE_READING
     top_slot: TopSlotPar
     coin_flip: CoinFlipPar
     cash_hunt: CashHuntPar

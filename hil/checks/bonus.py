@@ -101,6 +101,7 @@ class BonusReplay:
     base: tuple[int, ...] | None = None  # as generated
     shown: tuple[int, ...] | None = None  # base × the Top Slot multiplier (the regulation's board)
     displayed: tuple[int, ...] | None = None  # the board as the multiplier board showed it before play
+    displayed_multiplier: int = 1  # the Top Slot multiplier ``displayed`` carries (the Rescue reading divides by it)
     displayed_final: dict[int, int] | None = None  # the final multipliers on ``displayed``, when it differs
     final: dict[int, int] = field(default_factory=dict)  # seat -> final multiplier, re-derived
     why: dict[int, str] = field(default_factory=dict)  # seat -> how the trace gives ``final[seat]``
@@ -186,6 +187,14 @@ def _par(rules: RulesSubmission | None, game: Spot) -> Any:
     return getattr(rules, GAMES[game].par) if rules is not None else None
 
 
+def refused_for_limits(rv: RoundView) -> dict[str, Event]:
+    """The wagers the croupier refused as outside the table's minimum / maximum wager
+    (``wager_rejected`` kind ``limits``, § 690.1(g)(4); judged by CT-690.1g4-limits): wager_id -> the
+    refusal. A refused wager is no wager: it is not settled and takes no part in a bonus game."""
+    return {e.payload["wager_id"]: e for e in rv.by_croupier("wager_rejected")
+            if isinstance(e.payload, dict) and e.payload.get("kind") == "limits"}
+
+
 def forced_result(rv: RoundView) -> Event | None:
     """The lab's forced-outcome record of the round (``Croupier.force_result``), if any."""
     return next((e for e in rv.events if e.device == CROUPIER and e.kind == "forced_result"), None)
@@ -232,9 +241,12 @@ def _replay(rv: RoundView, rules: RulesSubmission | None) -> BonusReplay | None:
     refs = GAMES[game]
     a = rv.valid_attempt
     seats: set[int] = set()
-    for p in rv.presses:
+    refused = {wid.rsplit("-", 1)[-1] for wid in refused_for_limits(rv)}  # "<round>-<press_id>"
+    for pid, p in rv.wager_presses().items():  # a player's on-time press: never a late one, never the probe's
+        if str(pid) in refused:
+            continue  # refused as outside the table's limits: no wager
         pl = p.payload if isinstance(p.payload, dict) else {}
-        if pl.get("accepted") and pl.get("spot") == game and isinstance(pl.get("seat"), int):
+        if pl.get("spot") == game and isinstance(pl.get("seat"), int):
             seats.add(pl["seat"])
     m: int | None = None
     if a.top_stop is not None:
@@ -332,19 +344,23 @@ def _replay_game(rv: RoundView, r: BonusReplay, rules: RulesSubmission | None) -
     # The procedure (Rescue eligibility, Doubles, …) is judged on the board as displayed; the final
     # multipliers are the regulation's board's. They differ only when the board showed the wrong
     # Top Slot multiplier — reported above — and then the croupier's records are compared with both.
-    r.displayed = r.shown
+    r.displayed, r.displayed_multiplier = r.shown, m
     if r.multiplied is not None:
         shown = _ints(_payload(r.multiplied).get("values"), "board_multiplied values")
         if len(shown) == len(r.shown):
             r.displayed = shown
+            if shown != r.shown:
+                shown_m = _payload(r.multiplied).get("multiplier")
+                r.displayed_multiplier = shown_m if isinstance(shown_m, int) and not isinstance(shown_m, bool) \
+                    and shown_m >= 1 else 1
     elif m > 1:
-        r.displayed = r.base  # nothing was applied
+        r.displayed, r.displayed_multiplier = r.base, 1  # nothing was applied
     play = _PLAY[game]
     play(rv, r, seg, rules)
     if r.displayed != r.shown:
         reg = BonusReplay(game, r.seats, m, trigger=r.trigger, trigger_time_s=r.trigger_time_s, start=r.start,
                           generated=r.generated, multiplied=r.multiplied, base=r.base, shown=r.shown,
-                          displayed=r.shown, result=r.result, void=r.void)
+                          displayed=r.shown, displayed_multiplier=m, result=r.result, void=r.void)
         try:
             play(rv, reg, seg, rules)
         except _MALFORMED as exc:
@@ -366,6 +382,17 @@ def _before_play(r: BonusReplay, first_play: Event | None, what: str) -> None:
         r.problem(refs.order, r.multiplied, f"{refs.top_slot}: the Top Slot multiplier was applied (board shown "
                   f"×{r.multiplied.payload.get('multiplier')}, seq {r.multiplied.seq}) after {what} "
                   f"(seq {first_play.seq}); it must be applied prior to it")
+
+
+def _reading(rules: RulesSubmission | None) -> str:
+    """The Rescue reading the Rules Submission on record declares (``rules.bonus.rescue_value``)."""
+    return rules.rescue_reading if rules is not None else rb.DEFAULT_RESCUE_READING
+
+
+def _reading_words(reading: str, multiplier: int) -> str:
+    if reading == "displayed" or multiplier == 1:
+        return f"judged on the values as displayed (rescue_reading {reading!r})"
+    return f"judged on the multipliers before the Top Slot's x{multiplier} (rescue_reading {reading!r})"
 
 
 def _kind(seg: list[Event], device: str | None, kind: str, **where: Any) -> list[Event]:
@@ -402,7 +429,8 @@ def _coin_flip(rv: RoundView, r: BonusReplay, seg: list[Event], rules: RulesSubm
         return
     shown, first = r.displayed, stops[0]
     face = _face(first)
-    eligible = rb.rescue_flip_eligible(shown, face)
+    reading = _reading(rules)
+    eligible = rb.rescue_flip_eligible(shown, face, reading, r.displayed_multiplier)
     r.rescue_eligible += eligible
     board = f"{_x(shown, Spot.COIN_FLIP)}, {face} face up"
     rescue_p = getattr(_par(rules, Spot.COIN_FLIP), "rescue_probability", None)
@@ -418,8 +446,8 @@ def _coin_flip(rv: RoundView, r: BonusReplay, seg: list[Event], rules: RulesSubm
         activated = _int(_payload(d).get("value"), "rescue draw value") == 1
         if not eligible:
             r.problem(CF_RESCUE, d, f"§ 690.5(f): a Rescue Flip was drawn although (f)(1)–(3) did not all hold "
-                      f"({board}): the small multiplier must be 2x or 3x, the big one greater than 15x, and the "
-                      "small one face up")
+                      f"({board}; {_reading_words(reading, r.displayed_multiplier)}): the small multiplier must be "
+                      "2x or 3x, the big one greater than 15x, and the small one face up")
         elif activated and rescue_p == 0:
             r.problem(CF_RESCUE, d, "§ 690.5(f): a Rescue Flip was activated but the Rules Submission's "
                       "coin_flip.rescue_probability is 0")
@@ -443,7 +471,8 @@ def _coin_flip(rv: RoundView, r: BonusReplay, seg: list[Event], rules: RulesSubm
                       "was activated")
     else:
         if eligible and rescue_p is not None and rescue_p > 0:
-            r.problem(CF_RESCUE, first, f"§ 690.5(f): (f)(1)–(3) held ({board}) but no Rescue Flip draw was made "
+            r.problem(CF_RESCUE, first, f"§ 690.5(f): (f)(1)–(3) held ({board}; "
+                      f"{_reading_words(reading, r.displayed_multiplier)}) but no Rescue Flip draw was made "
                       f"(the Rules Submission activates one with probability {rescue_p})")
         if len(stops) > 1:
             r.problem(CF_RESCUE, stops[1], "§ 690.5(d), (g): the coin was flipped again without a Rescue Flip "
@@ -605,6 +634,8 @@ def _pachinko(rv: RoundView, r: BonusReplay, seg: list[Event], rules: RulesSubmi
     r.drops = len(drops)
     values = r.displayed
     double_used = rescue_used = False
+    literal: set[int] = set()  # cells (0-based) showing the 50x that replaced the Double (§ 690.7(e)(2))
+    reading, rm = _reading(rules), r.displayed_multiplier
     final: int | None = None
     path = "plain"
     par = _par(rules, Spot.PACHINKO)
@@ -612,14 +643,18 @@ def _pachinko(rv: RoundView, r: BonusReplay, seg: list[Event], rules: RulesSubmi
     for i, d in enumerate(drops):
         last = i == len(drops) - 1
         zone = _payload(d.drop).get("zone")
+        # whose drop this is: the first (§ 690.7(d)), after the Double ((e)(3)) or after a Rescue ((g)(3))
+        # (a drop from outside the area is (d)'s, whichever drop it is)
+        owner, sub = {"double": (PA_DOUBLE, "§ 690.7(e)(3)"), "rescue": (PA_RESCUE, "§ 690.7(g)(3)")}.get(
+            path if final is None and i and zone in DROP_ZONES else "", (PA_ZONE, "§ 690.7(d)"))
         if zone not in DROP_ZONES:
             r.problem(PA_ZONE, d.drop, f"§ 690.7(d): the puck was dropped above landing spot {zone!r}, outside "
                       "the area above landing spots 4 through 13 (the center half of the board)")
         if d.draw is None:
-            r.problem(PA_ZONE, d.drop, f"§ 690.7(d), (e)(3), (g)(3): the puck was dropped from zone {zone!r} "
-                      "without a randomly selected drop zone (no drop_zone draw by the board)")
+            r.problem(owner, d.drop, f"{sub}: the puck was dropped from zone {zone!r} without a randomly selected "
+                      "drop zone (no drop_zone draw by the board for this drop)")
         elif d.draw.payload.get("value") != zone:
-            r.problem(PA_ZONE, d.drop, f"§ 690.7(d): the puck was dropped from zone {zone!r}; the randomly "
+            r.problem(owner, d.drop, f"{sub}: the puck was dropped from zone {zone!r}; the randomly "
                       f"selected drop zone was {d.draw.payload.get('value')!r} (seq {d.draw.seq})")
         if final is not None:
             check = {"rescue": PA_RESCUE, "denied": PA_RESCUE, "double": PA_DOUBLE}.get(path, PA_ZONE)
@@ -650,6 +685,7 @@ def _pachinko(rv: RoundView, r: BonusReplay, seg: list[Event], rules: RulesSubmi
             double_used, path = True, "double"
             r.double_landings += 1
             values = rb.pachinko_double(values, spot)
+            literal.add(spot - 1)
             if not doubled:
                 if r.void is None:
                     r.problem(PA_DOUBLE, d.landed, f"§ 690.7(e)(1)–(2): the puck came to rest on Double "
@@ -674,7 +710,7 @@ def _pachinko(rv: RoundView, r: BonusReplay, seg: list[Event], rules: RulesSubmi
         for e in doubled:
             r.problem(PA_DOUBLE, e, f"§ 690.7(e): the board was doubled although the puck came to rest on "
                       f"{value}x (spot {spot}), not on Double")
-        eligible = rb.pachinko_rescue_eligible(value) and not rescue_used
+        eligible = rb.pachinko_rescue_eligible(value, reading, rm, spot - 1 in literal) and not rescue_used
         r.rescue_eligible += eligible
         if rescue_draws:
             rd = rescue_draws[0]
@@ -683,9 +719,9 @@ def _pachinko(rv: RoundView, r: BonusReplay, seg: list[Event], rules: RulesSubmi
             if len(rescue_draws) > 1:
                 r.problem(PA_RESCUE, rescue_draws[1], "§ 690.7(g): two Rescue Drop draws after one landing")
             if not eligible:
-                why = ("a Rescue Drop had already been activated — no additional Rescue Drops shall follow"
-                       if rescue_used else "a Rescue Drop is activated only when the puck comes to rest on a "
-                       "2x, 3x or 4x multiplier")
+                why = ("a Rescue Drop had already been activated — § 690.7(g)(4): \"No additional Rescue Drops "
+                       "shall follow\"" if rescue_used else "a Rescue Drop is activated only when the puck comes to "
+                       f"rest on a 2x, 3x or 4x multiplier ({_reading_words(reading, rm)})")
                 r.problem(PA_RESCUE, rd, f"§ 690.7(g): a Rescue Drop was drawn after the puck came to rest on "
                           f"{value}x (spot {spot}); {why}")
             elif activated and rescue_p == 0:
@@ -694,17 +730,26 @@ def _pachinko(rv: RoundView, r: BonusReplay, seg: list[Event], rules: RulesSubmi
             if activated and eligible:
                 rescue_used, path = True, "rescue"
                 r.rescues += 1
-                values = rb.pachinko_rescue(values, value)
+                before, values = values, rb.pachinko_rescue(values, value, reading, rm, literal)
                 if not rescued:
                     r.problem(PA_RESCUE, rd, f"§ 690.7(g)(1)–(2): a Rescue Drop on {value}x was activated but the "
                               "board was not shown updated")
                 else:
                     seen = _ints(_payload(rescued[0]).get("values"), "board_rescued values")
                     if seen != values:
-                        r.problem(PA_RESCUE, rescued[0], f"§ 690.7(g)(1)–(2): after the Rescue Drop on {value}x the "
+                        wrong = [j for j, (a, b) in enumerate(zip(values, seen)) if a != b] if len(seen) == len(
+                            values) else list(range(len(values)))
+                        lower = [j for j in wrong if values[j] != before[j]]  # cells (g)(1) raises
+                        para = ("(g)(1)–(2)" if lower and len(lower) < len(wrong) else "(g)(1)" if lower
+                                else "(g)(2)")
+                        what = {"(g)(1)": f"a multiplier lower than the triggering {value}x shall be updated to be "
+                                          f"equal to it",
+                                "(g)(2)": f"a multiplier equal to or greater than the triggering {value}x shall "
+                                          "remain the same"}.get(para, f"multipliers lower than {value}x raised to "
+                                                                       f"{value}x, the others unchanged")
+                        r.problem(PA_RESCUE, rescued[0], f"§ 690.7{para}: after the Rescue Drop on {value}x the "
                                   f"board shows {_x(seen, Spot.PACHINKO)}: "
-                                  f"{board_difference(Spot.PACHINKO, values, seen)} (multipliers lower than {value}x "
-                                  f"raised to {value}x, the others unchanged)")
+                                  f"{board_difference(Spot.PACHINKO, values, seen)} ({what})")
                 if last:
                     if r.void is None:
                         r.problem(PA_RESCUE, rd, "§ 690.7(g)(3)–(4): a Rescue Drop was activated but no puck was "
@@ -801,7 +846,7 @@ def _crazy_time_world(rv: RoundView, r: BonusReplay, seg: list[Event], rules: Ru
         r.double_landings += 1
         clapper = landed.index(rb.DOUBLE)
         second = doubles == 2
-        values = rb.ctw_double(values, second=second)
+        prev, values = values, rb.ctw_double(values, second=second)
         want = "all multipliers doubled" + (" a second time and the Double replaced by 50x" if second else "")
         if not doubled:
             if r.void is None:
@@ -810,7 +855,13 @@ def _crazy_time_world(rv: RoundView, r: BonusReplay, seg: list[Event], rules: Ru
         else:
             dp = _payload(doubled[0])
             seen = _ints(dp.get("values"), "board_doubled values")
-            if seen != values:
+            if seen != values and not second and seen == rb.ctw_double(prev, second=True):
+                r.problem(CTW_DOUBLE, doubled[0], f"§ 690.8(e)(3): after clapper {clapper + 1} came to rest on Double "
+                          f"for the first time the wheel shows the Double replaced by 50x "
+                          f"({board_difference(Spot.CRAZY_TIME, values, seen)}); the Double is replaced by a 50x "
+                          "multiplier only when the clapper lands on it a second time — after the first, all "
+                          "multipliers are doubled and the Double stays (§ 690.8(e)(1))")
+            elif seen != values:
                 r.problem(CTW_DOUBLE, doubled[0], f"§ 690.8(e)({'3' if second else '1'}): after clapper {clapper + 1} "
                           f"came to rest on Double the wheel shows: "
                           f"{board_difference(Spot.CRAZY_TIME, values, seen)} (expected {want})")
@@ -994,7 +1045,8 @@ class CoinFlipRescue(BonusCheck):
     Rescue Flip is the final outcome."
 
     A second flip only after the board's rescue draw activated it, a rescue draw only when (f)(1)–(3)
-    held on the displayed multipliers; the final multiplier (the Rescue Flip's face, else the
+    held (judged as the Rules Submission's ``rescue_reading`` says: on the displayed multipliers, or
+    before the Top Slot multiplier); the final multiplier (the Rescue Flip's face, else the
     initial flip's) is the one the croupier records and pays."""
 
     id = CF_RESCUE
@@ -1167,12 +1219,14 @@ class PachinkoRescue(BonusCheck):
     from the randomly selected drop zone. (4) … The multiplier displayed in the landing spot shall
     constitute the winning payout odds. No additional Rescue Drops shall follow."
 
-    A rescue draw only after a landing on a displayed 2x/3x/4x with no Rescue Drop yet; the board
-    after it (``board_rescued``) is ``rules.bonus.pachinko_rescue``; exactly one more drop, none
-    after the final landing."""
+    A rescue draw only after a landing on a 2x/3x/4x (as the Rules Submission's ``rescue_reading``
+    judges it: displayed, or before the Top Slot multiplier) with no Rescue Drop yet; the board after
+    it (``board_rescued``) is ``rules.bonus.pachinko_rescue`` — (g)(1) the lower multipliers raised,
+    (g)(2) the others kept; (g)(3) its drop from a zone the board drew for it; (g)(4) exactly one more
+    drop, no second Rescue Drop, none after the final landing."""
 
     id = PA_RESCUE
-    section = "§ 690.7(g)"
+    section = "§ 690.7(g), (g)(1)–(4)"
     title = "Pachinko: a Rescue Drop only on 2x/3x/4x, raises the lower spots, one more drop only"
     game = Spot.PACHINKO
     relevant_what = "a landing on 2x, 3x or 4x"
@@ -1300,11 +1354,13 @@ class CrazyTimeWorldDouble(BonusCheck):
     the wheel spun again."
 
     After a selected clapper lands on Double the wheel shown (``board_doubled``) is
-    ``rules.bonus.ctw_double`` of the one before, only that clapper's seats continue, the wheel is
-    spun again; each seat's final multiplier is its clapper's on its last spin."""
+    ``rules.bonus.ctw_double`` of the one before — (e)(1) every multiplier doubled, the Double kept;
+    (e)(3) the second time doubled again and the Double replaced by 50x — only that clapper's seats
+    continue (e)(2), the wheel is spun again; each seat's final multiplier is its clapper's on its
+    last spin."""
 
     id = CTW_DOUBLE
-    section = "§ 690.8(e)"
+    section = "§ 690.8(e), (e)(1)–(3)"
     title = "Crazy Time World: a Double doubles the wheel; only its clapper's players respin"
     game = Spot.CRAZY_TIME
     relevant_what = "a selected clapper on Double"
@@ -1669,4 +1725,4 @@ BONUS_CHECKS: tuple[type[Check], ...] = (
 )
 
 __all__ = ["BONUS_CHECKS", "BonusReplay", "Problem", "board_difference", "forced_result", "merge_sparse",
-           "pearson", "replay_bonus", "result_spot"]
+           "pearson", "refused_for_limits", "replay_bonus", "result_spot"]

@@ -13,7 +13,7 @@ from fractions import Fraction
 from scipy import stats
 
 from hil.checks.base import BenchView, Check, Measurement, RoundView
-from hil.checks.bonus import replay_bonus, result_spot
+from hil.checks.bonus import refused_for_limits, replay_bonus, result_spot
 from rules.crazy_time import (BASE_ODDS, BONUS_SPOTS, TOP_SLOT_REEL1, TOP_SLOT_REEL2, Spot, TopSlotOutcome, Wager,
                               layout_deviations, settle)
 from rules.odds import ToOne
@@ -253,7 +253,7 @@ class TopSlotCheck(Check):
     then no Top Slot multiplier shall be applied." """
 
     id = "CT-690.3-top-slot"
-    section = "§ 690.3(c)"
+    section = "§ 690.3(c), (c)(1)–(2)"
     title = "Top Slot spun with every spin, concurrently, applied only when aligned"
 
     def __init__(self, config):
@@ -298,8 +298,9 @@ class TopSlotCheck(Check):
             expected = base * outcome.multiplier_for(spot)
             paid = Fraction(pay.payload["odds_ratio"])
             if paid != expected:
-                why = (f"reels aligned on {top['spot']} ×{top['multiplier']}" if top["aligned"]
-                       else "reels not aligned")
+                why = (f"§ 690.3(c)(1): reels aligned on {top['spot']} ×{top['multiplier']}" if top["aligned"]
+                       else f"§ 690.3(c)(2): reels not aligned ({top['spot']} ×{top['multiplier']}), so no "
+                            "Top Slot multiplier")
                 self.finding(rv.n, pay, f"wager {pay.payload['wager_id']} on {spot} paid at {paid} to 1; "
                              f"expected {expected} to 1 ({why})")
 
@@ -324,8 +325,12 @@ class SettlementCheck(Check):
     paytable, (b) a bonus game's odds set by playing it (§§ 690.5–690.8), (c) Top Slot multiplier
     applied to the winning odds.
 
+    On a bonus game symbol every losing wager is collected before the game starts (``bonus_start``)
+    and the winners are paid after it; a bonus game that could not finish (``bonus_void``) voids
+    only the wagers on it (refunded) — a losing wager refunded then is a finding.
+
     The expected settlement is recomputed from the trace alone: the wagers the wagering device
-    accepted, the section the clapper rested in (or the lab's recorded forced outcome), the Top Slot
+    accepted (less those the croupier refused as outside the table's limits, CT-690.1g4-limits), the section the clapper rested in (or the lab's recorded forced outcome), the Top Slot
     shown, the Rules Submission — and, for a bonus result, each seat's final multiplier as the
     bonus-game replay (``hil.checks.bonus.replay_bonus``) derives it, never the croupier's own."""
 
@@ -336,7 +341,7 @@ class SettlementCheck(Check):
     def __init__(self, config):
         super().__init__(config)
         self.rules: RulesSubmission | None = None
-        self.wagers = self.paid = self.collected = self.settled = self.bonus_rounds = 0
+        self.wagers = self.paid = self.collected = self.settled = self.bonus_rounds = self.bonus_voided = 0
 
     def setup(self, bench: BenchView) -> None:
         super().setup(bench)
@@ -346,8 +351,11 @@ class SettlementCheck(Check):
     def observe(self, rv: RoundView) -> None:
         self.rounds += 1
         # the wagers: the players' presses the device accepted before "no more bets" (never a late
-        # press inside the lock-out latency, never the rig's probe): RoundView.wager_presses
+        # press inside the lock-out latency, never the rig's probe): RoundView.wager_presses; less the
+        # ones the croupier refused as outside the table's limits (CT-690.1g4-limits judges those)
         accepted = {f"{rv.n}-{pid}": p for pid, p in rv.wager_presses().items()}
+        for wid in refused_for_limits(rv):
+            accepted.pop(wid, None)
         settled_ids = [e.payload["wager_id"] for e in rv.collects + rv.pays + rv.refunds]
         for wid in settled_ids:
             if wid not in accepted:
@@ -356,6 +364,9 @@ class SettlementCheck(Check):
         missing = sorted(set(accepted) - set(settled_ids))
         if rv.end is not None and missing:
             self.finding(rv.n, rv.end, f"accepted wager(s) {missing[:5]} never settled")
+        if rv.end is not None and rv.end.payload.get("void") and rv.end.payload.get("reason") == "bonus_void":
+            self._bonus_void(rv, accepted)
+            return
         if rv.end is None or not rv.settled:
             return
         self.settled += 1
@@ -363,6 +374,7 @@ class SettlementCheck(Check):
             self.finding(rv.n, rv.pays[0], "a winning wager was paid before all losing wagers were collected")
         a = rv.valid_attempt
         result = result_spot(rv)
+        self._bonus_order(rv, result)
         if a is None or a.top_stop is None or a.wheel_stop is None or self.rules is None or result is None:
             self.finding(rv.n, rv.end, "settled without a valid spin, Top Slot result or Rules Submission on record")
             return
@@ -407,18 +419,144 @@ class SettlementCheck(Check):
         self.collected += sum(exp_collect.values())
         self.paid += sum(e.payload["win_cents"] for e in rv.pays)
 
+    def _bonus_order(self, rv: RoundView, result: Spot | None) -> None:
+        """§ 690.2(f): on a bonus game symbol every losing wager is collected before the game starts
+        (``bonus_start``), and the winning wagers are paid only after it (their odds are its result)."""
+        if result not in BONUS_SPOTS:
+            return
+        start = next(iter(rv.by_croupier("bonus_start")), None)
+        if start is None:
+            return  # no game played: the bonus checks' (§ 690.4(b)) to judge
+        late = [e for e in rv.collects if e.seq > start.seq]
+        if late:
+            self.finding(rv.n, late[0], f"§ 690.2(f): {len(late)} losing wager(s) (first {late[0].payload['wager_id']}) "
+                         f"collected after the {result} bonus game started (bonus_start, seq {start.seq}); the dealer "
+                         "shall first collect all losing wagers, then play the bonus game")
+        early = [e for e in rv.pays if e.seq < start.seq]
+        if early:
+            self.finding(rv.n, early[0], f"§ 690.2(f): wager {early[0].payload['wager_id']} paid before the {result} "
+                         "bonus game that determines its payout odds was played")
+
+    def _bonus_void(self, rv: RoundView, accepted: dict) -> None:
+        """A bonus game that could not finish (``bonus_void``): its own wagers are void and refunded;
+        the losing wagers were to be collected before it (§ 690.2(f)) and stay collected — a refund of
+        one gives back a wager the player lost. Nothing is paid."""
+        self.bonus_voided += 1
+        result = result_spot(rv)
+        if result not in BONUS_SPOTS:
+            self.finding(rv.n, rv.end, f"a round voided for its bonus game, but it was not settled on a bonus game "
+                         f"symbol (result {result!r})")
+            return
+        self._bonus_order(rv, result)
+        for e in rv.pays:
+            self.finding(rv.n, e, f"wager {e.payload['wager_id']} paid in a round whose {result} bonus game was void")
+        losing = {wid for wid, p in accepted.items() if p.payload["spot"] != result}
+        for e in rv.refunds:
+            if e.payload["wager_id"] in losing:
+                self.finding(rv.n, e, f"§ 690.2(f): losing wager {e.payload['wager_id']} (on "
+                             f"{accepted[e.payload['wager_id']].payload['spot']}) refunded when the {result} bonus game "
+                             "was void; the dealer collects all losing wagers first, and the bonus game's void "
+                             "voids only the wagers on it")
+        got = {e.payload["wager_id"] for e in rv.collects}
+        if want := sorted(losing - got - {e.payload["wager_id"] for e in rv.refunds}):
+            self.finding(rv.n, rv.end, f"§ 690.2(f): losing wager(s) {want[:5]} neither collected nor refunded")
+        if wrong := sorted(got - losing):
+            self.finding(rv.n, rv.collects[0], f"wager(s) {wrong[:5]} on {result} collected; the void bonus game's "
+                         "wagers are refunded")
+
     def verdict(self):
         m = [Measurement("rounds_settled", self.settled, "rounds"),
              Measurement("bonus_rounds_settled", self.bonus_rounds, "rounds"),
+             Measurement("bonus_void_rounds", self.bonus_voided, "rounds"),
              Measurement("wagers_settled", self.wagers, "wagers"),
              Measurement("collected", self.collected, "cents"),
              Measurement("paid", self.paid, "cents")]
         if self.failed:
             return "fail", f"{self._findings_total} settlement deviation(s)", m
-        if not self.settled:
+        if not self.settled and not self.bonus_voided:
             return "indeterminate", "no settled rounds", m
-        return "pass", ("every round collected losers first and paid § 690.4 odds (bonus results: the replayed "
-                        f"final multipliers, {self.bonus_rounds} round(s))"), m
+        return "pass", ("every round collected losers first and paid § 690.4 odds (bonus results: losers collected "
+                        f"before the game, the replayed final multipliers paid, {self.bonus_rounds} round(s); "
+                        f"{self.bonus_voided} void bonus game(s): only its wagers refunded)"), m
+
+
+class WagerLimits(Check):
+    """§ 690.1(g)(4): the layout shall contain "The minimum or maximum wagers, or both, that may be
+    placed and the maximum payout limit per round, if applicable."
+
+    The limits are the Rules Submission's (``limits``). Every wager the croupier settled (collected,
+    paid or refunded) has a stake — as the wagering device accepted it — within the minimum and
+    maximum wager (``Limits.wager_deviation``); one outside them is refused (``wager_rejected``, kind
+    ``limits``) and a wager within them is never refused for the limits. The wins paid to one seat
+    in one round never exceed the maximum payout limit per round."""
+
+    id = "CT-690.1g4-limits"
+    section = "§ 690.1(g)(4)"
+    title = "Wagers within the minimum and maximum wager; wins within the payout limit per round"
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.rules: RulesSubmission | None = None
+        self.checked = self.refused = self.capped = 0
+        self.max_seat_win = 0
+
+    def setup(self, bench: BenchView) -> None:
+        super().setup(bench)
+        if bench.rules is not None:
+            self.rules = RulesSubmission.model_validate(bench.rules)
+
+    def observe(self, rv: RoundView) -> None:
+        self.rounds += 1
+        if self.rules is None:
+            return
+        limits = self.rules.limits
+        stakes = {f"{rv.n}-{pid}": p.payload["stake_cents"] for pid, p in rv.wager_presses().items()}
+        for wid, e in refused_for_limits(rv).items():
+            self.refused += 1
+            stake = stakes.get(wid, e.payload.get("stake_cents"))
+            if limits.wager_deviation(stake) is None:
+                self.finding(rv.n, e, f"wager {wid} of {stake} cents refused as outside the limits; the Rules "
+                             f"Submission admits {limits.min_wager_cents}–{limits.max_wager_cents} cents")
+        seen: set[str] = set()
+        for e in rv.collects + rv.pays + rv.refunds:
+            wid = e.payload["wager_id"]
+            if wid in seen:
+                continue
+            seen.add(wid)
+            self.checked += 1
+            stake = stakes.get(wid, e.payload.get("stake_cents"))
+            if (why := limits.wager_deviation(stake)) is not None:
+                self.finding(rv.n, e, f"wager {wid} ({e.payload.get('spot')}, seat {e.payload.get('seat')}) was "
+                             f"settled ({e.kind}): {why}; the croupier must refuse it")
+        wins: Counter[int] = Counter()
+        for e in rv.pays:
+            wins[e.payload["seat"]] += e.payload["win_cents"]
+            self.capped += bool(e.payload.get("capped"))
+        if wins:
+            self.max_seat_win = max(self.max_seat_win, max(wins.values()))
+        cap = limits.max_payout_per_round_cents
+        for seat, won in sorted(wins.items()):
+            if cap is not None and won > cap:
+                first = next(e for e in rv.pays if e.payload["seat"] == seat)
+                self.finding(rv.n, first, f"seat {seat} was paid {won} cents of wins in this round; the maximum "
+                             f"payout limit per round is {cap} cents")
+
+    def verdict(self):
+        cap = self.rules.limits.max_payout_per_round_cents if self.rules is not None else None
+        lim = f"{self.rules.limits.min_wager_cents}–{self.rules.limits.max_wager_cents} cents" if self.rules else None
+        m = [Measurement("wagers_checked", self.checked, "wagers", limit=lim),
+             Measurement("wagers_refused_outside_limits", self.refused, "wagers"),
+             Measurement("payments_capped", self.capped, "payments"),
+             Measurement("max_seat_win_per_round", self.max_seat_win, "cents",
+                         limit=f"<= {cap} cents" if cap is not None else None)]
+        if self.rules is None:
+            return "indeterminate", "no Rules Submission on record: no limits to judge by", m
+        if self.failed:
+            return "fail", f"{self._findings_total} deviation(s) from the table's limits", m
+        if not self.checked and not self.refused:
+            return "indeterminate", "no settled wagers", m
+        return "pass", (f"{self.checked} wagers within {lim}, {self.refused} outside them refused; no seat paid past "
+                        f"the payout limit ({self.capped} payment(s) capped)"), m
 
 
 class Lockout(Check):
@@ -556,5 +694,5 @@ class SectionUniformity(Check):
 
 ALL_CHECKS: tuple[type[Check], ...] = (
     Layout, NoMoreBets, ThreeRevolutions, ResultEvidence, BetweenSections, TopSlotCheck,
-    SettlementCheck, Lockout, SectionUniformity,
+    SettlementCheck, WagerLimits, Lockout, SectionUniformity,
 )

@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -44,8 +45,9 @@ class Round:
         self.add("croupier", "round_start", {"round": n})
         for i, seat in enumerate(self.seats):
             self.add("wagering", "press", {"press_id": i + 1, "seat": seat, "spot": game, "stake_cents": stake_cents,
-                                           "accepted": True})
-        self.add("wagering", "press", {"press_id": 99, "seat": 9, "spot": "1", "stake_cents": 500, "accepted": True})
+                                           "accepted": True, "device_time_s": self.t})
+        self.add("wagering", "press", {"press_id": 99, "seat": 9, "spot": "1", "stake_cents": 500, "accepted": True,
+                                       "device_time_s": self.t})
         self.add("croupier", "no_more_bets")
         self.add("croupier", "spin_command", {"attempt": 1, "direction": "cw"})
         self.add("wheel", "spin_start", {"spin_id": 1, "direction": "cw", "device_time_s": self.t})
@@ -62,6 +64,8 @@ class Round:
         self.add("croupier", "spin_valid", {"attempt": 1, "section_index": 0, "spot": wheel_spot, "revolutions": 5.0})
         if forced:
             self.add("croupier", "forced_result", {"spot": game, "wheel_spot": wheel_spot})
+        # § 690.2(f): the losing wager collected before the bonus game is played
+        self.add("croupier", "collect", {"wager_id": f"{self.n}-99", "seat": 9, "spot": "1", "stake_cents": 500})
         self.add("croupier", "bonus_start", {"game": game, "seats": list(self.seats), "top_slot_multiplier": 1})
 
     def add(self, device: str, kind: str, payload: dict | None = None, dt: float = 0.1) -> Event:
@@ -110,9 +114,9 @@ class Round:
                                            "start_time_s": self.t, "stop_time_s": self.t + 8}, dt=8)
 
     def settle(self, values: dict[int, int]) -> RoundView:
-        """The croupier's bonus_result, then collections and payments at ``values`` odds."""
+        """The croupier's bonus_result, then the payments at ``values`` odds (the loser was collected
+        before the game)."""
         self.add("croupier", "bonus_result", {"game": self.game, "values": {str(s): v for s, v in values.items()}})
-        self.add("croupier", "collect", {"wager_id": f"{self.n}-99", "seat": 9, "spot": "1", "stake_cents": 500})
         for i, seat in enumerate(self.seats):
             v = values.get(seat, 0)
             self.add("croupier", "pay", {"wager_id": f"{self.n}-{i + 1}", "seat": seat, "spot": self.game,
@@ -409,6 +413,7 @@ def test_malformed_bonus_record_is_a_finding_not_a_crash(tmp_path: Path):
     for n, events in ((1, rv_events), (2, r2_events)):
         w.round = n
         for e in events:
+            w.clock = SimpleNamespace(now=e.sim_time)  # each event keeps its time
             w.record(e.device, e.kind, e.payload)
     w.close()
     results = {c.id: c for c in run_checks(path, CheckConfig())}
@@ -549,10 +554,13 @@ def test_every_bonus_check_is_registered_and_cites_its_section():
 
 def test_a_bonus_device_that_stops_answering_voids_the_round_and_refunds(tmp_path):
     """A puck that lodges in the pegs never lands: the croupier waits ``bonus_timeout_s``, records
-    ``bonus_void``, refunds every accepted wager of the round and goes on — nothing settled on
-    partial data, no crash; the rounds whose puck landed are played and settled as usual."""
+    ``bonus_void`` and goes on — no crash, nothing settled on partial data. § 690.2(f): the losing
+    wagers were collected before the game and stay collected; only the wagers on Pachinko, whose
+    odds the game was to set, are void and refunded. The rounds whose puck landed are played and
+    settled as usual."""
     text = TEXT.format(game="pachinko", seed=5, rounds=12) + (
-        "faults: {pachinko: {puck_stuck_probability: 0.4}}\n")
+        "faults: {pachinko: {puck_stuck_probability: 0.4}}\n"
+        "checks: {max_void_round_ratio: 1.0}\n")  # the void rounds are the device's story (EVIDENCE-link)
     text = text.replace("croupier: {force_result: pachinko}", "croupier: {force_result: pachinko, bonus_timeout_s: 30}")
     result = run_scenario(parse_scenario(text, "stuck.yaml"), load_bench(), load_rules(), tmp_path)
     assert result["error"] is None
@@ -561,6 +569,7 @@ def test_a_bonus_device_that_stops_answering_voids_the_round_and_refunds(tmp_pat
     assert stats["bonus_void"] + stats["bonus_pachinko"] == 12 and stats["void_rounds"] == stats["bonus_void"]
     settlement = next(c for c in result["checks"] if c["id"] == "CT-690.2e-settlement")
     assert settlement["verdict"] == "pass", settlement["findings"][:3]
+    voids = 0
     with TraceReader(tmp_path / result["trace"]) as reader:
         for n, events in reader.rounds():
             if n == 0:
@@ -568,17 +577,26 @@ def test_a_bonus_device_that_stops_answering_voids_the_round_and_refunds(tmp_pat
             kinds = [e.kind for e in events if e.device == "croupier"]
             if "bonus_void" not in kinds:
                 continue
+            voids += 1
             void = next(e for e in events if e.kind == "bonus_void")
             assert "Pachinko board" in void.payload["reason"] and "30" in void.payload["reason"]
-            assert not {"pay", "collect", "bonus_result"} & set(kinds)
-            accepted = [e for e in events if e.kind == "press" and e.payload["accepted"]]
+            assert not {"pay", "bonus_result"} & set(kinds)
+            wagers = {e.payload["wager_id"]: e.payload for e in events if e.kind == "wager"}
+            collects = [e for e in events if e.kind == "collect"]
             refunds = [e for e in events if e.kind == "refund"]
-            assert len(refunds) == len(accepted) > 0
+            start = next(e for e in events if e.kind == "bonus_start")
+            assert all(c.seq < start.seq for c in collects)  # collected first
+            assert {c.payload["wager_id"] for c in collects} == {w for w, p in wagers.items() if p["spot"] != "pachinko"}
+            assert {r.payload["wager_id"] for r in refunds} == {w for w, p in wagers.items() if p["spot"] == "pachinko"}
             end = next(e for e in events if e.kind == "round_end")
-            assert end.payload == {"round": n, "void": True, "reason": "bonus_void", "wagers": len(accepted)}
+            assert end.payload == {"round": n, "void": True, "reason": "bonus_void", "result": "pachinko",
+                                   "wagers": len(wagers),
+                                   "collected_cents": sum(c.payload["stake_cents"] for c in collects),
+                                   "refunded_cents": sum(r.payload["stake_cents"] for r in refunds)}
             # the croupier waited the timeout from its drop command (right after the zone draw)
             zone = [e for e in events if e.kind == "board_draw" and e.payload["purpose"] == "drop_zone"][-1]
             assert void.sim_time - zone.sim_time >= 30 - 1e-6
+    assert voids == stats["bonus_void"]
     # the device's failure is the void rounds' story, not a regulation finding: the croupier did right
     assert not {c["id"] for c in result["checks"] if c["verdict"] == "fail"}
 
