@@ -14,10 +14,14 @@ One round::
       (the reader reports each: ``shoe/card_read``)
     → settlement from the cards as read (``rules.blackjack_table``): per meter, its winners' win
       lights on (§ 633b.17(f)(2)), the meter read and paid, shared by its winners, reseeded; Envy
-      Bonuses (§ 633b.18(k)); chip wagers collected or paid → round_end (lights off).
+      Bonuses (§ 633b.18(k)); a floorperson validates each progressive payout the regulation
+      names before it is paid (``floorperson_validation``: §§ 633b.17(f)(3), 633b.18(h)(3) every
+      win; § 633b.21(e)(2) odds above 200 for 1); chip wagers collected or paid → round_end
+      (lights off).
 
 ``CroupierFaults`` make it wrong on purpose (``progressive_chips_mismatch``, ``skip_win_light``,
-``no_meter_split``, ``payout_error_cents``, ``settle_late_presses``).
+``no_meter_split``, ``payout_error_cents``, ``settle_late_presses``, ``skip_floorperson_validation``,
+``skip_envy_bonus``).
 
 Durable state (``state()``, committed with each round): the meters of a simulated progressive
 system exactly (``ProgressiveController.snapshot``: whole cents, the fractions of a cent carried,
@@ -43,6 +47,10 @@ from hil.scenario import CardTable, Scenario
 from hil.trace import TraceWriter
 from rules.blackjack_table import PROGRESSIVE_SPOTS, is_crown_treasure, meter_specs, meter_won, settle
 from rules.cards import Card
+
+#: the clause that names the floorperson's validation of each progressive wager's payout
+FLOORPERSON_CLAUSE = {"twenty-one-plus-three": "§ 633b.17(f)(3)", "royal-match": "§ 633b.18(h)(3)",
+                      "blazing-sevens-multi": "§ 633b.21(e)(2)"}
 
 
 class BlackjackController(TableCroupier):
@@ -239,7 +247,8 @@ class BlackjackController(TableCroupier):
             own_crown = w["wager"] == "royal-match" and is_crown_treasure(cards, up, hole)
             s = settle(w["wager"], paytable_of(w["wager"]), cards, up, hole, stake_cents=w["stake_cents"],
                        declared_suit=suit, meters_cents=meters, meter_winners=k,
-                       other_crown_treasures=crowns - own_crown if w["wager"] == "royal-match" else 0)
+                       other_crown_treasures=(crowns - own_crown if w["wager"] == "royal-match"
+                                              and not self.faults.skip_envy_bonus else 0))
             payload = {"wager_id": w["wager_id"], "seat": w["seat"], "wager": w["wager"],
                        "cards": [str(c) for c in cards], "hand": s.hand, "payout": str(s.payout),
                        "stake_cents": w["stake_cents"], "returned_cents": s.returned_cents,
@@ -252,6 +261,12 @@ class BlackjackController(TableCroupier):
             else:
                 payload["returned_cents"] += self.faults.payout_error_cents
                 paid += payload["returned_cents"] + s.envy_bonus_cents
+                if s.floorperson_verification and not self.faults.skip_floorperson_validation:
+                    # the payout validated by a floorperson or above before it is paid
+                    self._say("floorperson_validation", {
+                        "wager_id": w["wager_id"], "seat": w["seat"], "wager": w["wager"], "hand": s.hand,
+                        "returned_cents": payload["returned_cents"], "stake_cents": w["stake_cents"],
+                        "citation": FLOORPERSON_CLAUSE.get(w["wager"])})
                 self._say("pay", payload)
         for meter, ws in winners.items():
             ev = self.wagering.pay_meter(meter, percent[meter], len(ws))

@@ -238,9 +238,10 @@ class CrissCrossController(PokerSideCroupier):
 
 #: The players' time to make the Play Wager once the cards are out (the deal itself is not played).
 PLAY_DECISION_S = 5.0
-#: Requests the rules refuse that a player may make (one per misplaying player and round).
+#: Requests the rules refuse that a player may make, and the player who leaves the table once the
+#: cards are out (§ 657a.7(b)) (one per misplaying player and round).
 MISPLAYS = ("verbal-cash", "bystander", "second-position", "unequal-super-bonus", "optional-first", "early-play",
-            "not-offered", "withdraw-ante", "late-wager", "late-withdraw", "second-play")
+            "not-offered", "withdraw-ante", "late-wager", "late-withdraw", "second-play", "leave-mid-round")
 _OPTIONAL = (Crazy4Wager.FOUR_CARD_PROGRESSIVE, Crazy4Wager.FIVE_CARD_PROGRESSIVE, Crazy4Wager.FIVE_CARD_HAND_BONUS)
 
 
@@ -267,8 +268,9 @@ class Crazy4Controller(TableCroupier):
         self.layout = Crazy4Table(self.offer)
         self.requests = 0
         self.second_plays: set[int] = set()
+        self.leaving: set[int] = set()  # seats whose player leaves once the cards are out (§ 657a.7(b))
         self.stats = {"rounds": 0, "requests": 0, "accepted": 0, "refused": 0, "positions_refused": 0,
-                      "play_wagers": 0, "void_rounds": 0}
+                      "play_wagers": 0, "void_rounds": 0, "players_left": 0}
 
     def describe(self) -> dict:
         """Round 0's ``table`` record: the optional wagers the Rules Submission offers (§ 657a.7(d)(3)–(5))."""
@@ -277,13 +279,16 @@ class Crazy4Controller(TableCroupier):
                                              "five_card_progressive": t.five_card_progressive,
                                              "five_card_hand_bonus": t.five_card_hand_bonus},
                 "ante_stake_cents": list(t.ante_stake_cents), "progressive_stake_cents": t.progressive_stake_cents,
-                "positions": self.sc.players.count + 1}
+                "positions": self.sc.players.count + 1,
+                # § 657a.7(b): the wagers of a player who leaves during the round "may be considered
+                # abandoned and may be treated as losing wagers" — this table does both
+                "abandoned_wagers": "losing"}
 
     # ------------------------------------------------------------------ one round
     def _round(self, n: int):
         env, cr = self.env, self.sc.croupier
         self.trace.round = n
-        self.layout, self.requests, self.second_plays = Crazy4Table(self.offer), 0, set()
+        self.layout, self.requests, self.second_plays, self.leaving = Crazy4Table(self.offer), 0, set(), set()
         self._say("round_start", {"round": n})
         self._say("betting_open", {"window_s": cr.betting_window_s})
         self._schedule_players(cr.betting_window_s)
@@ -294,7 +299,10 @@ class Crazy4Controller(TableCroupier):
         self.stats["rounds"] += 1
         positions = {str(k): {"player": p.player, "wagers": {str(w): a for w, a in p.amounts.items()}}
                      for k, p in sorted(self.layout.positions.items())}
-        self._say("round_end", {"round": n, "void": False, "requests": self.requests, "positions": positions})
+        abandoned = {str(k): {"player": p.player, "wagers": {str(w): a for w, a in p.amounts.items()}}
+                     for k, p in sorted(self.layout.abandoned.items())}  # collected as losing wagers
+        self._say("round_end", {"round": n, "void": False, "requests": self.requests, "positions": positions,
+                                "abandoned": abandoned})
 
     def _no_more_bets(self) -> None:
         """§ 657a.7(c): "no more bets"; every position judged (§ 657a.7(d)(1)); the Play Wagers of
@@ -309,9 +317,11 @@ class Crazy4Controller(TableCroupier):
                       {"position": d.position, "player": pos.player, "reason": d.reason, "citation": d.citation,
                        "wagers": {str(w): a for w, a in pos.amounts.items()}})
         pl, rnd, now, cr = self.sc.players, self.prng, self.env.now, self.sc.croupier
+        for seat in sorted(self.leaving):  # after the cards, before the Play Wagers
+            self._leave_at(now + rnd.uniform(0, cr.spin_delay_s), seat)
         for seat in range(1, pl.count + 1):
             pos = self.layout.positions.get(seat)
-            if pos is None or rnd.random() >= pl.play_probability:
+            if pos is None or seat in self.leaving or rnd.random() >= pl.play_probability:
                 continue
             ante = pos.amount(Crazy4Wager.ANTE)  # the amount is § 657a.11(b)'s (not supplied): 1× or 3× the Ante
             req = WagerRequest(f"P{seat}", seat, Crazy4Wager.PLAY, ante * (3 if rnd.random() < 0.2 else 1))
@@ -382,12 +392,37 @@ class Crazy4Controller(TableCroupier):
         if kind == "second-play":  # § 657a.7(c): the Play Wager is made once
             self.second_plays.add(seat)
             return reqs, []
+        if kind == "leave-mid-round":  # § 657a.7(b): leaves the table once the cards are out
+            self.leaving.add(seat)
+            return reqs, []
         raise ValueError(f"unknown misplay {kind!r}")
 
     # ------------------------------------------------------------------ the croupier's decisions
     def _request_at(self, at: float, req: WagerRequest) -> None:
         ev = self.env.timeout(max(0.0, at - self.env.now))
         ev.callbacks.append(lambda _e: self._decide(req))
+
+    def _leave_at(self, at: float, seat: int) -> None:
+        ev = self.env.timeout(max(0.0, at - self.env.now))
+        ev.callbacks.append(lambda _e: self._leave(seat))
+
+    def _leave(self, seat: int) -> None:
+        """§ 657a.7(b): player ``P<seat>`` leaves the table during the round (having received cards):
+        the wagers at their position are abandoned and treated as losing (``wagers_abandoned``); they
+        may not wager again this round. ``faults.croupier.crazy4_keep_abandoned_wagers`` keeps them
+        in play."""
+        me = f"P{seat}"
+        self.stats["players_left"] += 1
+        self._say("player_left", {"player": me, "position": seat, "after_no_more_bets": self.layout.no_more_bets})
+        if self.faults.crazy4_keep_abandoned_wagers:
+            return
+        pos = self.layout.positions.get(seat)
+        d, self.layout = self.layout.leave(me if pos is None else pos.player)  # the player as this croupier knows it
+        if d is not None:
+            pos = self.layout.abandoned[d.position]
+            self._say("wagers_abandoned", {"player": me, "position": d.position, "treated_as": "losing",
+                                           "wagers": {str(w): a for w, a in pos.amounts.items()},
+                                           "reason": d.reason, "citation": d.citation})
 
     def _as_seen(self, req: WagerRequest) -> WagerRequest:
         """The request as this dealer sees it (a healthy dealer: as it is)."""

@@ -155,6 +155,10 @@ class CroupierFaults(pydantic.BaseModel):
     progressive_chips_mismatch: bool = False  # collects chips for every press, accepted or not (§ 633b.17(e))
     skip_win_light: bool = False  # pays a meter without lighting the seat's win light (§ 633b.17(f)(2))
     no_meter_split: bool = False  # pays each of several meter winners the whole meter (§ 633b.18(j))
+    #: pays a progressive payout without a floorperson's validation (§ 633b.17(f)(3), § 633b.18(h)(3),
+    #: § 633b.21(e)(2))
+    skip_floorperson_validation: bool = False
+    skip_envy_bonus: bool = False  # pays a Crown Treasure without the other players' Envy Bonuses (§ 633b.18(k))
     # ---- Poker side wagers (§§ 653b.2–653b.5, § 674b.1)
     uth_bad_beat_other_reading: bool = False  # settles Bad Beat by the other reading than the table's (§ 653b.3)
     uth_board_pays_any_pair: bool = False  # pays a board pair below tens at "Pair—10s or better" (§ 653b.4(e))
@@ -165,6 +169,9 @@ class CroupierFaults(pydantic.BaseModel):
     #: takes cash for chips and a bystander for a seated player (§ 657a.7(a)–(b))
     crazy4_accept_cash_and_unseated: bool = False
     crazy4_accept_after_no_more_bets: bool = False  # judges late wagers as if betting were open (§ 657a.7(c))
+    #: keeps the wagers of a player who left during the round in play instead of treating them as
+    #: abandoned, losing wagers (§ 657a.7(b))
+    crazy4_keep_abandoned_wagers: bool = False
     #: takes every Super Bonus Wager for the Ante's amount (§ 657a.7(d)(1))
     crazy4_accept_unequal_super_bonus: bool = False
     crazy4_accept_second_position: bool = False  # takes each position for a different player (§ 657a.7(e))

@@ -11,7 +11,13 @@ What is checked, in this order, for a request to place (make or increase) or wit
    chips, plaques or other Board-approved instruments); the Five Card Hand Bonus Wager is made on
    the player's electronic wagering device (§ 657a.7(d)(5)) and only there; the progressive
    wagers are a value chip on the progressive wagering device (§ 657a.7(d)(3), (4)).
-2. § 657a.7(b): only a player seated at the table may wager.
+2. § 657a.7(b): only a player seated at the table may wager. "Once a player has placed a wager and
+   received cards, that player shall remain seated until the completion of the round of play. If
+   a player leaves the table during a round of play, any wagers made by the player may be
+   considered abandoned and may be treated as losing wagers": a player who leaves after "no more
+   bets" (the cards follow it) has their position's wagers abandoned, treated as losing — the
+   table's rule, the text's "may" read as this certificate holder's choice (decision) — and may
+   not wager again in the round (``Crazy4Table.leave``).
 3. § 657a.7(e): a player may not wager on more than one player position. Decision: a position
    that holds another player's wagers is refused too, cited as § 657a.7(e) — the wagers at a
    position are one player's.
@@ -167,6 +173,31 @@ class Crazy4Table:
     offer: Crazy4Offer = Crazy4Offer()
     positions: Mapping[int, PositionWagers] = field(default_factory=lambda: MappingProxyType({}))
     no_more_bets: bool = False
+    #: players who left the table during the round (§ 657a.7(b)): they may not wager again in it
+    left: frozenset[str] = frozenset()
+    #: position -> the wagers of a player who left after receiving cards: abandoned, losing wagers
+    abandoned: Mapping[int, PositionWagers] = field(default_factory=lambda: MappingProxyType({}))
+
+    def leave(self, player: str) -> tuple[Decision | None, Crazy4Table]:
+        """``player`` leaves the table. After "no more bets" (the player has received cards) the
+        wagers at their position are abandoned and treated as losing (§ 657a.7(b)): the Decision
+        names them; before it nothing is at stake yet (a wager may still be withdrawn, § 657a.7(c)):
+        their wagers are withdrawn and the Decision is None. Either way the player may not wager
+        again this round."""
+        here = next(((n, pos) for n, pos in self.positions.items() if pos.player == player), None)
+        positions, abandoned = dict(self.positions), dict(self.abandoned)
+        decision = None
+        if here is not None:
+            n, pos = here
+            del positions[n]
+            if self.no_more_bets:
+                abandoned[n] = pos
+                wagers = ", ".join(f"{w} {a} cents" for w, a in pos.amounts.items())
+                decision = Decision(True, f"player {player} left the table during the round of play: the wagers at "
+                                          f"position {n} ({wagers}) are abandoned and treated as losing wagers",
+                                    "§ 657a.7(b)", None, n)
+        return decision, replace(self, positions=MappingProxyType(positions), left=self.left | {player},
+                                 abandoned=MappingProxyType(abandoned))
 
     def request(self, req: WagerRequest) -> tuple[Decision, Crazy4Table]:
         """Validate ``req``; on accept the table with it applied, else this table unchanged."""
@@ -234,6 +265,9 @@ class Crazy4Table:
                     "the table layout", "§ 657a.7(a)")
         if not req.seated:
             return "only players who are seated at a Crazy 4 Poker table may wager", "§ 657a.7(b)"
+        if req.player in self.left:
+            return (f"player {req.player} left the table during the round of play: a player shall remain seated "
+                    "until the completion of the round, and one who left may not wager in it", "§ 657a.7(b)")
         for n, pos in self.positions.items():
             if n != req.position and pos.player == req.player:
                 return (f"player {req.player} already wagers at position {n}; a player may not wager on more than "

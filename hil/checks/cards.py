@@ -367,6 +367,57 @@ class LinkLoss(CardCheck):
         return "pass", f"{self.losses} link loss(es): {self.refused} wagers refused, meters restored exactly", m
 
 
+def expected_settlements(rv: RoundView, t: dict[str, Any]) -> dict[str, tuple[dict, Any, str | None]] | None:
+    """The round's side wagers as the regulation settles them from the cards the reader read:
+    wager id -> (the croupier's ``wager`` record, ``rules.blackjack_side.SideSettlement`` or None,
+    why it cannot be settled or None). None when the dealer's cards were not read. Meter payouts
+    at the meter the system showed when it paid, shared by the round's winners of that meter;
+    Envy Bonuses for every other player's Crown Treasure. Shared by the checks (``rv.derived``)."""
+    if "bj_settlements" in rv.derived:
+        return rv.derived["bj_settlements"]
+    wagers = {e.payload["wager_id"]: e.payload for e in rv.by_croupier("wager")}
+    hands = cards_read(rv)
+    if not hands.get("dealer-up") or not hands.get("dealer-hole"):
+        rv.derived["bj_settlements"] = None
+        return None
+    up, hole = hands["dealer-up"][0], hands["dealer-hole"][0]
+    suit = t.get("declared_suit", "s")
+
+    def paytable_of(wager: str) -> str:
+        return t["progressive_paytable"] if wager == t.get("progressive") else t["side"][wager]
+
+    meters = {e.payload["meter"]: int(e.payload["jackpot_cents"]) for e in rv.by_devices("meter_hit")}
+    winners: dict[str, int] = defaultdict(int)
+    crowns = 0
+    for w in wagers.values():
+        cards = hands.get(f"seat-{w['seat']}", [])
+        if len(cards) != 2:
+            continue
+        if w["wager"] == t.get("progressive") and (mp := meter_won(w["wager"], paytable_of(w["wager"]),
+                                                                   cards, up, hole, suit)) is not None:
+            winners[mp.meter] += 1
+        crowns += w["wager"] == "royal-match" and is_crown_treasure(cards, up, hole)
+    out: dict[str, tuple[dict, Any, str | None]] = {}
+    for wid, w in wagers.items():
+        cards = hands.get(f"seat-{w['seat']}", [])
+        if len(cards) != 2:
+            out[wid] = (w, None, f"seat {w['seat']} was dealt {len(cards)} cards (2 read expected)")
+            continue
+        mp = meter_won(w["wager"], paytable_of(w["wager"]), cards, up, hole, suit)
+        k = winners[mp.meter] if mp is not None else 1
+        own = w["wager"] == "royal-match" and is_crown_treasure(cards, up, hole)
+        try:
+            s = settle(w["wager"], paytable_of(w["wager"]), cards, up, hole, stake_cents=int(w["stake_cents"]),
+                       declared_suit=suit, meters_cents=meters, meter_winners=k,
+                       other_crown_treasures=crowns - own if w["wager"] == "royal-match" else 0)
+        except ValueError as exc:
+            out[wid] = (w, None, f"cannot be settled from the trace: {exc}")
+            continue
+        out[wid] = (w, s, None)
+    rv.derived["bj_settlements"] = out
+    return out
+
+
 class SideSettlement(CardCheck):
     """§§ 633b.17(g), 633b.18(i)–(k), 633b.19(d), 633b.20(e), 633b.21(d)–(e): every side wager is
     settled by its paytable on the cards the reader read — the player's first two cards and the
@@ -393,49 +444,21 @@ class SideSettlement(CardCheck):
             done[wid] = e
         if not wagers or not rv.settled:
             return
-        hands = cards_read(rv)
-        if not hands.get("dealer-up") or not hands.get("dealer-hole"):
+        expected = expected_settlements(rv, self.table)
+        if expected is None:
             self.finding(rv.n, rv.end, "side wagers settled without the dealer's cards read")
             return
+        hands = cards_read(rv)
         up, hole = hands["dealer-up"][0], hands["dealer-hole"][0]
-        t = self.table
-        suit = t.get("declared_suit", "s")
-
-        def paytable_of(wager: str) -> str:
-            return t["progressive_paytable"] if wager == t.get("progressive") else t["side"][wager]
-
-        meters = {}
-        for e in rv.by_devices("meter_hit"):
-            meters[e.payload["meter"]] = int(e.payload["jackpot_cents"])
-        winners: dict[str, int] = defaultdict(int)
-        crowns = 0
-        for w in wagers.values():
-            cards = hands.get(f"seat-{w['seat']}", [])
-            if len(cards) != 2:
-                continue
-            if w["wager"] == t.get("progressive") and (mp := meter_won(w["wager"], paytable_of(w["wager"]),
-                                                                       cards, up, hole, suit)) is not None:
-                winners[mp.meter] += 1
-            crowns += w["wager"] == "royal-match" and is_crown_treasure(cards, up, hole)
-        for wid, w in wagers.items():
+        for wid, (w, s, why) in expected.items():
             e = done.get(wid)
             if e is None:
                 self.finding(rv.n, rv.end, f"{wid} ({w['wager']}, seat {w['seat']}) never settled")
                 continue
+            if s is None:
+                self.finding(rv.n, e, f"{wid}: {why}")
+                continue
             cards = hands.get(f"seat-{w['seat']}", [])
-            if len(cards) != 2:
-                self.finding(rv.n, e, f"{wid}: seat {w['seat']} was dealt {len(cards)} cards (2 read expected)")
-                continue
-            mp = meter_won(w["wager"], paytable_of(w["wager"]), cards, up, hole, suit)
-            k = winners[mp.meter] if mp is not None else 1
-            own = w["wager"] == "royal-match" and is_crown_treasure(cards, up, hole)
-            try:
-                s = settle(w["wager"], paytable_of(w["wager"]), cards, up, hole, stake_cents=int(w["stake_cents"]),
-                           declared_suit=suit, meters_cents=meters, meter_winners=k,
-                           other_crown_treasures=crowns - own if w["wager"] == "royal-match" else 0)
-            except ValueError as exc:
-                self.finding(rv.n, e, f"{wid}: cannot be settled from the trace: {exc}")
-                continue
             self.settled += 1
             want = s.total_returned_cents
             got = int(e.payload.get("returned_cents", 0)) + int(e.payload.get("envy_bonus_cents", 0)) \
@@ -452,6 +475,62 @@ class SideSettlement(CardCheck):
         if not self.settled:
             return "indeterminate", "no side wager settled in the trace", m
         return "pass", f"{self.settled} side wagers settled by their paytables ({self.winners} winners)", m
+
+
+class FloorpersonValidation(CardCheck):
+    """§ 633b.17(f)(3), § 633b.18(h)(3): if a player has won a 21+3 (Royal Match) progressive
+    payout the dealer shall "have a floorperson or above validate the progressive payout in
+    accordance with the certificate holder's approved internal control procedures" — every win of
+    the progressive wager (docs/rules-blackjack.md); § 633b.21(e)(2): "have a floorperson or above
+    verify any Blazing 7's multi-progressive payout with odds greater than 200 for 1". Which
+    payouts need it comes from the regulation's settlement of the cards read
+    (``floorperson_verification``), not from the croupier; each must be paid only after the
+    croupier recorded the floorperson's validation of that wager (``floorperson_validation``)."""
+
+    id = "BJ-633b.17f3-floorperson"
+    section = "§ 633b.17(f)(3), § 633b.18(h)(3), § 633b.21(e)(2)"
+    title = "A floorperson validated each progressive payout the regulation names before it was paid"
+
+    CLAUSE = {"twenty-one-plus-three": "§ 633b.17(f)(3)", "royal-match": "§ 633b.18(h)(3)",
+              "blazing-sevens-multi": "§ 633b.21(e)(2)"}
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.needed = self.validated = 0
+
+    def observe(self, rv: RoundView) -> None:
+        self.rounds += 1
+        if not rv.pays:
+            return
+        expected = expected_settlements(rv, self.table) or {}
+        validated: set[str] = set()
+        for e in rv.events:
+            if e.device != CROUPIER:
+                continue
+            if e.kind == "floorperson_validation":
+                validated.add(e.payload["wager_id"])
+            elif e.kind == "pay":
+                wid = e.payload["wager_id"]
+                _w, s, _why = expected.get(wid, (None, None, None))
+                if s is None or not s.floorperson_verification:
+                    continue
+                self.needed += 1
+                if wid in validated:
+                    self.validated += 1
+                    continue
+                wager = e.payload.get("wager")
+                self.finding(rv.n, e, f"{wid} ({wager}, seat {e.payload['seat']}: {s.hand}, returns "
+                             f"{s.total_returned_cents} on {e.payload.get('stake_cents')}) paid without a floorperson's "
+                             f"validation recorded before it ({self.CLAUSE.get(wager, self.section)})")
+
+    def verdict(self):
+        m = [Measurement("payouts_needing_validation", self.needed, "payouts"),
+             Measurement("validated_before_paid", self.validated, "payouts")]
+        if self.failed:
+            return "fail", f"{self._findings_total} progressive payout(s) paid without a floorperson's validation", m
+        if not self.needed:
+            return "indeterminate", "no payout in the trace that needs a floorperson's validation", m
+        return "pass", f"all {self.needed} payouts that need it validated by a floorperson before they were paid", m
 
 
 class ShoeIntegrity(Check):
@@ -524,5 +603,6 @@ class ShoeIntegrity(Check):
 
 
 BLACKJACK_CHECKS: tuple[type[Check], ...] = (
-    ProgressiveLockout, ChipsEqualAccepted, WinLight, MeterAccounting, LinkLoss, SideSettlement, ShoeIntegrity,
+    ProgressiveLockout, ChipsEqualAccepted, WinLight, MeterAccounting, LinkLoss, SideSettlement,
+    FloorpersonValidation, ShoeIntegrity,
 )

@@ -218,6 +218,10 @@ class Crazy4Replay:
     findings: list[tuple[str, Event | None, str]] = field(default_factory=list)
     refusals: Counter = field(default_factory=Counter)
     requests: int = 0
+    #: each ``player_left`` with the rules' decision (None: nothing at stake) — § 657a.7(b)
+    leaves: list[tuple[Event, Decision | None]] = field(default_factory=list)
+    #: the table as the rules leave it at the end of the round
+    table: Crazy4Table | None = None
 
 
 def request_of(p: dict[str, Any]) -> WagerRequest:
@@ -261,22 +265,26 @@ def replay_crazy4(rv: RoundView, offer: Crazy4Offer) -> Crazy4Replay:
     for e in rv.events:
         if e.device != CROUPIER:
             continue
-        if e.kind in ("wager_accepted", "wager_refused"):
+        if e.kind == "player_left":  # § 657a.7(b): the rules' table without the player
+            d, table = table.leave(e.payload["player"])
+            out.leaves.append((e, d))
+        elif e.kind in ("wager_accepted", "wager_refused"):
             p, said = e.payload, e.kind == "wager_accepted"
             req = request_of(p)
+            group = "left" if req.player in table.left else None  # a player who left: § 657a.7(b), remain seated
             d, after = table.request(req)
             out.requests += 1
             rid = p.get("request_id", "?")
             if d.accepted and said:
                 table = after
             elif not d.accepted and not said:
-                g = group_of(d.citation, "d")
+                g = group or group_of(d.citation, "d")
                 out.refusals[g] += 1
                 if p.get("citation") != d.citation:
                     out.findings.append((g, e, f"{rid} {_what(req)}: refused citing {p.get('citation')}; "
                                                f"the rules refuse it under {d.citation}: {d.reason}"))
             elif said:
-                out.findings.append((group_of(d.citation, "d"), e,
+                out.findings.append((group or group_of(d.citation, "d"), e,
                                      f"{rid} {_what(req)}: accepted; {d.citation}: {d.reason}"))
                 table = _adopt(table, req)
             else:
@@ -311,6 +319,7 @@ def replay_crazy4(rv: RoundView, offer: Crazy4Offer) -> Crazy4Replay:
     for pos, d in sorted(pending.items()):
         out.findings.append(("d", rv.end, f"position {pos} not judged at \"no more bets\" ({d.citation}: "
                                           f"{'stands' if d.accepted else 'refused'})"))
+    out.table = table
     rv.derived["crazy4"] = out
     return out
 
@@ -405,7 +414,80 @@ class Crazy4OnePosition(Crazy4Check):
     words = "a player wagering on a second position"
 
 
+class Crazy4RemainSeated(Check):
+    """§ 657a.7(b): "Once a player has placed a wager and received cards, that player shall remain
+    seated until the completion of the round of play. If a player leaves the table during a round of
+    play, any wagers made by the player may be considered abandoned and may be treated as losing
+    wagers." The table declares that it does both (``table.abandoned_wagers`` = "losing"). For
+    every player the croupier reports leaving once the cards are out, replayed through
+    ``rules.crazy4`` (``Crazy4Table.leave``): the wagers at the player's position must be recorded
+    abandoned (``wagers_abandoned``, exactly those wagers) and collected as losing — in the round's
+    end among ``abandoned``, not among the positions still in play — and no wager of that player may
+    be accepted for the rest of the round."""
+
+    id = "C4-657a.7b-remain-seated"
+    section = "§ 657a.7(b)"
+    title = "A player who leaves mid-round: wagers abandoned as losing, no further wager"
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.offer = Crazy4Offer()
+        self.left = self.abandoned = 0
+        self.policy: str | None = None
+
+    def setup(self, bench) -> None:
+        super().setup(bench)
+        table = bench.croupier.get("table") or {}
+        self.offer = Crazy4Offer(**{k: bool(v) for k, v in (table.get("offer") or {}).items()})
+        self.policy = table.get("abandoned_wagers")
+
+    def observe(self, rv: RoundView) -> None:
+        self.rounds += 1
+        r = replay_crazy4(rv, self.offer)
+        for g, e, msg in r.findings:
+            if g == "left":
+                self.finding(rv.n, e, msg)
+        if not r.leaves:
+            return
+        recorded = {int(e.payload["position"]): e for e in rv.by_croupier("wagers_abandoned")}
+        end = rv.by_croupier("round_end")
+        at_end = end[-1].payload if end else {}
+        for e, d in r.leaves:
+            self.left += 1
+            if d is None:
+                continue  # left before the cards (or with nothing at stake): nothing abandoned
+            self.abandoned += 1
+            n = d.position
+            assert r.table is not None and n is not None
+            want = {str(w): a for w, a in r.table.abandoned[n].amounts.items()}
+            who = e.payload["player"]
+            if self.policy != "losing":
+                self.finding(rv.n, e, f"{who} left at position {n}; the table declares no treatment of abandoned "
+                             f"wagers ({self.policy!r}) — § 657a.7(b) lets them be treated as losing")
+            rec = recorded.get(n)
+            if rec is None or rec.payload.get("wagers") != want or rec.payload.get("treated_as") != "losing":
+                got = None if rec is None else rec.payload.get("wagers")
+                self.finding(rv.n, rec or e, f"{who} left the table during the round at position {n}: its wagers "
+                             f"{want} are abandoned and treated as losing (§ 657a.7(b)); the croupier recorded "
+                             f"{'nothing' if rec is None else got}")
+            if str(n) in (at_end.get("positions") or {}):
+                self.finding(rv.n, end[-1] if end else e, f"position {n} of {who}, who left during the round, "
+                             f"is still in play at the end of the round ({at_end['positions'][str(n)]})")
+            elif (at_end.get("abandoned") or {}).get(str(n), {}).get("wagers") != want:
+                self.finding(rv.n, end[-1] if end else e, f"position {n}'s abandoned wagers {want} are not "
+                             "collected as losing at the end of the round")
+
+    def verdict(self):
+        m = [Measurement("players_left", self.left, "players"), Measurement("positions_abandoned", self.abandoned,
+                                                                           "positions")]
+        if self.failed:
+            return "fail", f"{self._findings_total} finding(s) against § 657a.7(b) (a player who left)", m
+        if not self.abandoned:
+            return "indeterminate", "no player left the table with wagers during a round", m
+        return "pass", f"{self.abandoned} position(s) of players who left mid-round collected as losing", m
+
+
 UTH_CHECKS: tuple[type[Check], ...] = (UthTrips, UthBadBeat, UthPlayTheBoard, UthUltimatePairs)
 CRISS_CROSS_CHECKS: tuple[type[Check], ...] = (CrissCrossUltimatePairs,)
 CRAZY4_CHECKS: tuple[type[Check], ...] = (Crazy4InstrumentsSeated, Crazy4NoMoreBets, Crazy4AnteSuperBonus,
-                                          Crazy4OnePosition)
+                                          Crazy4OnePosition, Crazy4RemainSeated)
