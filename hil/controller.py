@@ -85,7 +85,7 @@ class TableCroupier:
             yield from self._round(n)
             self._after_round()
             # durable once per round, the table's state in the same transaction as the round's events
-            self.trace.commit(state=self.state())
+            self.trace.commit(state=self.state(), round_end=True)
             if between:
                 yield self.env.timeout(between)
 

@@ -154,6 +154,7 @@ def simulate(loaded: LoadedScenario, bench: LoadedBench, rules: LoadedRules, tra
         if point is not None:
             first = point.last_round + 1
             writer.round = first
+            writer.hold = True  # the preamble is committed with round ``first``, never alone
         ss_devices, ss_croupier = seed_seq.spawn(2)
         ctx = TableContext(sc, bench, game_rules, env, writer, io, ss_devices, ss_croupier,
                            record_setup=point is None)
@@ -164,9 +165,9 @@ def simulate(loaded: LoadedScenario, bench: LoadedBench, rules: LoadedRules, tra
                                                  "stream": [seed, first], "state": point.state})
             if point.state is not None:
                 ctl.restore(point.state)
-            writer.commit()
         env.run(until=ctl.run(sc.rounds, first))
-        writer.record(CROUPIER, "run_end", {"rounds": sc.rounds})
+        writer.commit()
+        writer.set_meta({"run_end": {"rounds": sc.rounds, "resumed_from": point.last_round if point else None}})
         return table.stats(ctl), env.now
     except Exception:
         writer.record(CROUPIER, "run_error", {"traceback": traceback.format_exc()})

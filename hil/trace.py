@@ -59,7 +59,7 @@ class ResumePoint:
     last_seq: int
     state: dict[str, Any] | None
     meta: dict[str, Any]
-    complete: bool  # the run finished (``run_end`` recorded)
+    complete: bool  # the run finished (metadata ``run_end``)
 
 
 class TraceError(RuntimeError):
@@ -93,6 +93,7 @@ class TraceWriter:
         self.clock: Any = None  # anything with a ``now`` (the simpy.Environment); None = time 0
         #: called at each commit, before writing (e.g. to record the clock's lateness)
         self.before_commit: list[Callable[[], None]] = []
+        self.hold = False
         if not _reopen:
             self.set_meta({"trace_schema": SCHEMA_VERSION, **meta})
 
@@ -107,8 +108,7 @@ class TraceWriter:
             last = db.execute("SELECT COALESCE(MAX(round), 0) FROM events WHERE device='croupier' "
                               "AND kind='round_end'").fetchone()[0]
             beyond = db.execute("SELECT COUNT(*) FROM events WHERE round > ?", (last,)).fetchone()[0]
-            complete = db.execute("SELECT COUNT(*) FROM events WHERE device='croupier' AND kind='run_end'"
-                                  ).fetchone()[0] > 0
+            complete = meta.get("run_end") is not None
             row = db.execute("SELECT round, state FROM state ORDER BY round DESC LIMIT 1").fetchone()
             last_seq = db.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0]
         if beyond:
@@ -139,9 +139,16 @@ class TraceWriter:
         )
         return self._seq
 
-    def commit(self, state: dict[str, Any] | None = None) -> None:
+    def commit(self, state: dict[str, Any] | None = None, *, round_end: bool = False) -> None:
         """Make every event so far durable; with ``state``, the table's durable state after round
-        ``self.round`` is written in the same transaction (never ahead of the events, never behind)."""
+        ``self.round`` is written in the same transaction (never ahead of the events, never behind).
+
+        While ``hold`` is set (a resumed run's preamble: the devices' ``device_info`` and the
+        ``resumed`` record) only the commit at the end of a round (``round_end=True``) writes, so a
+        kill before that round ends leaves the trace exactly as the last whole round left it."""
+        if self.hold and not round_end:
+            return
+        self.hold = False
         for hook in self.before_commit:
             hook()
         if self._pending or state is not None:

@@ -20,6 +20,7 @@ rounds: 25
 players: {count: 4}
 faults:
   wheel: {clapper_wear: 15.0}
+checks: {max_void_spin_ratio: 0.5}  # a worn clapper: respins are the point
 """
 
 
