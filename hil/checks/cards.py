@@ -60,18 +60,18 @@ class ProgressiveLockout(Lockout):
     within the scenario's latency budget; bracketed by the rig's probe presses."""
 
     id = "BJ-633b.17c2-lockout"
-    section = "§ 633b.17(c)(2), § 633b.18(d), § 633b.21(a)"
+    section = "§ 633b.17(c)(2), § 633b.18(d)(2), § 633b.21(a)(2)"
     title = "No progressive wager recognised after the lock-out; latency within budget"
 
 
 class ChipsEqualAccepted(CardCheck):
-    """§ 633b.17(e): "the dealer shall collect the wagers and ... verify that the number of value
-    chips wagered equals the number of progressive wagers accepted by the progressive table game
-    system". The progressive wagers the croupier collected must be exactly the players' wagers
+    """§ 633b.17(e), § 633b.18(f) (the same words): "the dealer shall collect the wagers and ...
+    verify that the number of value chips wagered equals the number of progressive wagers accepted
+    by the progressive table game system". The progressive wagers the croupier collected must be exactly the players' wagers
     the system accepted before "no more bets" (its ``press`` reports), seat for seat."""
 
     id = "BJ-633b.17e-chips-accepted"
-    section = "§ 633b.17(e)"
+    section = "§ 633b.17(e), § 633b.18(f)"
     title = "Progressive chips collected equal the wagers the system accepted"
 
     def __init__(self, config):
@@ -419,14 +419,21 @@ def expected_settlements(rv: RoundView, t: dict[str, Any]) -> dict[str, tuple[di
 
 
 class SideSettlement(CardCheck):
-    """§§ 633b.17(g), 633b.18(i)–(k), 633b.19(d), 633b.20(e), 633b.21(d)–(e): every side wager is
-    settled by its paytable on the cards the reader read — the player's first two cards and the
-    dealer's up (and, where the text needs it, hole) card; meter payouts shared equally by the
-    round's winners of that meter (as the system showed it when paid); Royal Match Envy Bonuses
-    of 500 to 1 for every other player's Crown Treasure."""
+    """Every side wager is settled by its paytable on the cards the reader read — the player's
+    first two cards and the dealer's up (and, where the text needs it, hole) card: the winning
+    hand verified (§ 633b.17(f)(1), § 633b.18(h)(1), § 633b.21(e)(1)); 21+3 at § 633b.17(g)'s
+    odds; Royal Match won on a two-card straight flush, a Royal Match or a Crown Treasure
+    (§ 633b.18(b)(1)–(3)), lost otherwise and paid at (i)'s odds ((g)(1)–(4)); King's Bounty
+    paytable B (§ 633b.19(d)); Blazing 7's lost without a seven, won with one, two or three
+    (§ 633b.20(d)(1)–(3)) at (e)'s odds, the multi-progressive likewise (§ 633b.21(d)(1)–(3), (f));
+    meter payouts shared equally by the round's winners of that meter, as the system showed it when
+    paid (§ 633b.18(j), § 633b.21(e)(3) — its sharing; the table-inventory flag is recorded, not
+    judged); Royal Match Envy Bonuses of 500 to 1 to every player with a Royal Match progressive
+    wager for every other player's Crown Treasure (§ 633b.18(h)(5), (k))."""
 
     id = "BJ-side-settlement"
-    section = "§§ 633b.17–633b.21"
+    section = ("§ 633b.17(f)(1), (g), § 633b.18(b)(1)–(3), (g)(1)–(4), (h)(1), (h)(5), (i)–(k), § 633b.19(d), "
+               "§ 633b.20(d)(1)–(3), (e), § 633b.21(d)(1)–(3), (e)(1), (e)(3), (f)")
     title = "Side wagers settled by their paytables from the cards read"
 
     def __init__(self, config):

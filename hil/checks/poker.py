@@ -397,7 +397,7 @@ class Crazy4AnteSuperBonus(Crazy4Check):
     position whose Ante and Super Bonus are not equal is refused."""
 
     id = "C4-657a.7d-ante-super-bonus"
-    section = "§ 657a.7(d)"
+    section = "§ 657a.7(d)(1)–(5)"
     title = "Ante and Super Bonus equal before Queens Up, progressive, bonus or Play wagers"
     group = "d"
     words = "an optional or Play wager without an equal Ante and Super Bonus"
