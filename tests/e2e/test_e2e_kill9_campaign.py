@@ -10,8 +10,9 @@ instant drawn (seeded) uniformly between 0.8 s after its start (the interpreter'
 its expected length (a second longer after each kill that found nothing new committed: a slow
 start on a loaded machine), then ``croupier run --resume --out D`` goes on; again and again until
 a run outlives its kill instant, or every round is committed (the run that then only re-checks
-is let finish). The kill lands wherever it lands: inside a round's SQLite transaction, between
-rounds, before the first round, in the checks at the end, while the report is written.
+is let finish), or the suite has had its kills (the next run is let finish). The kill lands
+wherever it lands: inside a round's SQLite transaction, between rounds, before the first round,
+in the checks at the end, while the report is written.
 
 After every kill (on a copy of the trace as the kill left it: database and WAL, as the resumed
 run will find it) and at the end (on the trace itself):
@@ -51,6 +52,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -253,8 +255,10 @@ def _resumed_from(events: list[dict], seen: list[int], game: str) -> list[str]:
             "committed"]
 
 
-def run_campaign(tmp: Path, rounds: int, jobs: int, rng: random.Random, fig: Figures) -> None:
-    """One campaign in ``tmp``: kill -9 and resume until a run outlives its kill instant."""
+def run_campaign(tmp: Path, rounds: int, jobs: int, rng: random.Random, fig: Figures,
+                 enough: Callable[[], bool] = lambda: False) -> None:
+    """One campaign in ``tmp``: kill -9 and resume until a run outlives its kill instant (or
+    ``enough()`` kills were had: the next run is let finish)."""
     fig.campaigns += 1
     files = _write_scenarios(tmp / "scenarios", rounds)
     out = tmp / "out"
@@ -275,7 +279,8 @@ def run_campaign(tmp: Path, rounds: int, jobs: int, rng: random.Random, fig: Fig
         kill_at = rng.uniform(KILL_FROM_S, max(expected_s, KILL_FROM_S + 0.1))
         # after a broken contract, or once every round is committed (the kills in the checks
         # have been had: a run that only re-checks is not killed again and again), the run ends
-        last_try = broken or attempt == MAX_RUNS_PER_CAMPAIGN or (attempt > 0 and min(committed.values()) >= rounds)
+        last_try = (broken or enough() or attempt == MAX_RUNS_PER_CAMPAIGN
+                    or (attempt > 0 and min(committed.values()) >= rounds))
         log = tempfile.TemporaryFile()  # not a pipe: the run's output must never block it
         fig.runs += 1
         proc = subprocess.Popen([*base, *(["--resume"] if resume else [])], stdout=log, stderr=subprocess.STDOUT,
@@ -374,8 +379,12 @@ def kill9_campaigns(tmp_path: Path, *, kills: int, mid_scenario: int, rounds: in
     rng = random.Random(seed)
     fig = Figures()
     t0 = time.perf_counter()
-    while fig.kills < kills or fig.kills_mid_scenario < mid_scenario:
-        run_campaign(tmp_path / f"campaign-{fig.campaigns + 1}", rounds, jobs[fig.campaigns % len(jobs)], rng, fig)
+    def enough() -> bool:
+        return fig.kills >= kills and fig.kills_mid_scenario >= mid_scenario
+
+    while not enough():
+        run_campaign(tmp_path / f"campaign-{fig.campaigns + 1}", rounds, jobs[fig.campaigns % len(jobs)], rng, fig,
+                     enough)
         if fig.violations:
             break  # a contract broken: report it with the figures so far
     fig.wall_s = time.perf_counter() - t0
