@@ -87,6 +87,16 @@ def test_void_bonus_game_refunding_a_loser_fails(tmp_path):
 
 
 # --------------------------------------------------------------------------- § 690.1(g)(4)
+def test_the_limits_rule():
+    """§ 690.1(g)(4): ``Limits.wager_deviation`` — the one rule the croupier refuses by and the check
+    judges by — admits the minimum and the maximum themselves and nothing outside them."""
+    limits = RULES.submission.limits
+    assert limits.wager_deviation(limits.min_wager_cents) is None
+    assert limits.wager_deviation(limits.max_wager_cents) is None
+    assert "below the minimum wager" in limits.wager_deviation(limits.min_wager_cents - 1)
+    assert "above the maximum wager" in limits.wager_deviation(limits.max_wager_cents + 1)
+
+
 def test_wagers_outside_the_limits_are_refused_and_never_settled(tmp_path):
     players = "players: {count: 6, wagers_per_player: [2, 3], stake_cents: [200000, 300000]}"
     result = run(tmp_path / "ok", "limits", 6, players)
