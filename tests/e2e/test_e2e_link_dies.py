@@ -29,7 +29,7 @@ from firmware_stubs.launch import end, launch
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIO = ROOT / "scenarios" / "blackjack" / "blackjack_normal_play.yaml"
-ROUNDS = 8
+ROUNDS = 5
 SCALE = 20
 #: committed rounds before the stub is killed: the link worked, then died
 KILL_AFTER_ROUNDS = 2
