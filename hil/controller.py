@@ -266,7 +266,7 @@ class CrazyTimeController(TableCroupier):
             result = yield from self._spin_until_valid(n, announce_after=False)
 
         self._update_search()
-        wagers = self._within_limits(self._wagers(n))
+        wagers = self._wagers(n)
         self.stats["rounds"] += 1
         if result is None:
             self._void(n, wagers, "respin_limit")
@@ -321,19 +321,20 @@ class CrazyTimeController(TableCroupier):
 
     def _wagers(self, n: int) -> list[Wager]:
         """This round's wagers: the players' presses accepted before "no more bets"
-        (``TableCroupier._player_presses``), each recorded (``wager``, with its ``press_id``).
+        (``TableCroupier._player_presses``) and within the table's limits (``_within_limits``), each
+        recorded (``wager``, with its ``press_id``).
         ``faults.croupier.settle_late_presses`` (a wrong croupier) also takes the late ones and the
         probe's."""
         if self.faults.settle_late_presses:
             presses = [a for a in self.answers if a.accepted]
         else:
             presses = self._player_presses(self.t_no_more_bets)
-        wagers = []
-        for a in presses:
-            w = Wager(f"{n}-{a.press_id}", a.seat, a.spot, a.stake_cents)
+        by_id = {f"{n}-{a.press_id}": a for a in presses}
+        wagers = self._within_limits([Wager(wid, a.seat, a.spot, a.stake_cents) for wid, a in by_id.items()])
+        for w in wagers:  # recorded once accepted: on time, by a player, within the table's limits
+            a = by_id[w.wager_id]
             self._say("wager", {"wager_id": w.wager_id, "seat": a.seat, "spot": a.spot, "press_id": a.press_id,
                                 "stake_cents": a.stake_cents, "placed_s": a.device_time_s})
-            wagers.append(w)
         return wagers
 
     def _void(self, n: int, wagers: list[Wager], reason: str) -> None:
