@@ -13,7 +13,7 @@ from fractions import Fraction
 from typing import Any
 
 from hil.checks.base import Check, Measurement, RoundView
-from hil.checks.crazy_time import Lockout, _t
+from hil.checks.crazy_time import Lockout
 from hil.trace import Event
 from rules.blackjack_table import is_crown_treasure, meter_won, settle
 from rules.cards import Card
@@ -30,7 +30,6 @@ def cards_read(rv: RoundView) -> dict[str, list[Card]]:
     return hands
 
 
-
 class CardCheck(Check):
     """A check that knows the table (round 0's ``table``) and the progressive system's meters."""
 
@@ -40,20 +39,10 @@ class CardCheck(Check):
         info = next((i for i in bench.info.values() if "meters" in i and "seats" in i), {})
         self.meter_info: dict[str, dict] = {m["name"]: m for m in info.get("meters", [])}
         self.system_linked = bool(info.get("linked"))
-        self.probe_seat: int | None = None
-
-    def _players_presses(self, rv: RoundView) -> list[Event]:
-        """The players' progressive wagers the system accepted before "no more bets" (not the rig's
-        probe seat; a press recognised inside the lock-out latency is the lock-out check's)."""
-        for e in rv.by_croupier("lockout_probe"):
-            self.probe_seat = e.payload["seat"]
-        close = rv.no_more_bets.sim_time if rv.no_more_bets is not None else math.inf
-        return [p for p in rv.presses if p.payload["accepted"] and p.payload["seat"] != self.probe_seat
-                and p.payload["spot"] == self.table.get("progressive_spot") and _t(p) < close]
 
 
 class ProgressiveLockout(Lockout):
-    """§ 633b.17(c)(2), § 633b.18(d), § 633b.21(a): the progressive table game system includes "a
+    """§ 633b.17(c)(2), § 633b.18(d)(2), § 633b.21(a)(2): the progressive table game system includes "a
     mechanism, such as a lock-out button, that prevents the recognition of any progressive wager
     that a player attempts to place after the dealer has announced 'no more bets'" (for Blazing 7's
     multi-progressive, once dealing begins) — no wager recognised once the lock-out took effect,
@@ -80,7 +69,9 @@ class ChipsEqualAccepted(CardCheck):
 
     def observe(self, rv: RoundView) -> None:
         self.rounds += 1
-        presses = self._players_presses(rv)
+        # the players' wagers the system accepted before "no more bets" (RoundView.wager_presses: the
+        # one rule; never the rig's probe, a press inside the lock-out latency is the lock-out check's)
+        presses = list(rv.wager_presses((self.table.get("progressive_spot"),)).values())
         seats_accepted = sorted(p.payload["seat"] for p in presses)
         collected = rv.by_croupier("progressive_collect")
         seats_collected = sorted(c.payload["seat"] for c in collected)
