@@ -189,3 +189,49 @@ def test_the_table_state_restores_the_meters_exactly_and_numbers_the_next_shoe(t
     assert shuffled[0] == state["shoe_id"] + 1
     with pytest.raises(ValueError, match="schema"):
         ctl2.restore({"schema": 99})
+
+
+@pytest.mark.parametrize("tamper, verdict", [(None, "pass"), ("residue", "fail")])
+def test_the_meter_check_follows_a_resumed_table_and_catches_meters_restored_wrong(tmp_path, tamper, verdict):
+    """A restart (the runner's ``resumed`` record with the committed state) in the trace: the meter
+    check compares the restored meters with the ones the trace left — to the fraction of a cent —
+    and goes on from them."""
+    import json
+
+    import numpy as np
+    import simpy
+
+    from hil.bench import GAME_ROLES, build_devices
+    from hil.blackjack import BlackjackController
+    from hil.checks import CheckConfig, run_checks
+    from hil.trace import TraceWriter
+
+    text = ("schema: 1\nname: t\ngame: blackjack\nseed: 4\nrounds: 4\n"
+            "cards: {decks: 6, progressive: twenty-one-plus-three, progressive_paytable: '7', progressive_stake_cents: 130}\n"
+            "players: {count: 5, progressive_probability: 0.8}\n")
+    sc = parse_scenario(text, "t.yaml").scenario
+    path = tmp_path / "resumed.sqlite"
+    writer = TraceWriter(path, {"game": "blackjack", "scenario": sc.name})
+    state = None
+    for part, (first, last) in enumerate([(1, 2), (3, 4)]):
+        env = simpy.Environment()
+        writer.clock = env
+        built = build_devices(env, load_bench(), sc.device_overrides(), load_rules().submission,
+                              np.random.SeedSequence([4, part]), writer.record, roles=GAME_ROLES["blackjack"])
+        ctl = BlackjackController(env, built.devices, writer, sc, np.random.default_rng(part))
+        if state is None:
+            writer.record("croupier", "table", ctl.describe())
+        else:
+            writer.round = first
+            if tamper == "residue":
+                state["meters"][0]["residue"] = "0"  # the fraction of a cent lost in the restart
+            writer.record("croupier", "resumed", {"from_round": first - 1, "next_round": first, "state": state})
+            ctl.restore(state)
+        env.run(until=ctl.run(last, first))
+        state = json.loads(json.dumps(ctl.state()))
+    writer.close()
+    assert state["meters"][0]["residue"] != "0"
+    meter = next(c for c in run_checks(path, CheckConfig()) if c.id == "BJ-meter-accounting")
+    assert meter.verdict == verdict
+    if verdict == "fail":
+        assert any("restored at" in f.message for f in meter.findings)
