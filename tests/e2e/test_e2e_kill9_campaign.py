@@ -290,7 +290,7 @@ def run_campaign(tmp: Path, rounds: int, jobs: int, rng: random.Random, fig: Fig
                 final_rc = proc.wait(timeout=FINAL_RUN_WAIT_S if last_try else kill_at)
             except subprocess.TimeoutExpired:
                 if last_try:
-                    raise
+                    pytest.fail(f"campaign {fig.campaigns}: the run let finish did not within {FINAL_RUN_WAIT_S} s")
                 try:
                     os.killpg(proc.pid, signal.SIGKILL)  # the run's own process group: its pid
                 except ProcessLookupError:
