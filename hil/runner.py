@@ -226,8 +226,22 @@ def judge(checks: list[dict[str, Any]], expected_fail, error: str | None = None)
             "expectation_met": error is None and failed == expected}
 
 
-def _job(args: tuple) -> dict[str, Any]:
+def _worker_init(parent: int) -> None:
+    """A worker process dies with the run that started it (Linux ``PR_SET_PDEATHSIG``): a run
+    killed with -9 leaves no worker writing its traces behind it."""
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG = 1
+    except (OSError, AttributeError):  # not Linux: the trace lock still refuses a second writer
+        pass
+    if os.getppid() != parent:  # the parent died before the signal was armed
+        os._exit(1)
+
+
+def _job(args: tuple) -> dict[str, Any]:
     return run_scenario(*args)
 
 
@@ -242,7 +256,7 @@ def run_suite(
     if jobs <= 1 or len(args) <= 1:
         results = {i: run_scenario(*args[i]) for i in order}
     else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
+        with ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init, initargs=(os.getpid(),)) as pool:
             futures = {i: pool.submit(_job, args[i]) for i in order}
             results = {i: f.result() for i, f in futures.items()}
     return [results[i] for i in range(len(args))]

@@ -10,6 +10,8 @@ QA bench can run for hours and a lab can re-check a trace long after the run.
 
 from __future__ import annotations
 
+import fcntl
+import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
@@ -66,6 +68,19 @@ class TraceError(RuntimeError):
     pass
 
 
+def _writer_lock(path: Path) -> int:
+    """An exclusive advisory lock (flock, beside SQLite's own fcntl locks) held by the one process
+    writing the trace at ``path``; the kernel releases it when that process dies, kill -9 included.
+    TraceError when another live process holds it (e.g. a worker a killed parent left behind)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise TraceError(f"{path}: another process is writing this trace") from None
+    return fd
+
+
 class TraceWriter:
     """Appends events; ``commit()`` makes everything so far durable (called once per round),
     together with the table's durable state of that round (table ``state``) in the same SQLite
@@ -82,6 +97,7 @@ class TraceWriter:
         if self.path.exists() and not _reopen:
             raise FileExistsError(f"{self.path}: a trace is append-only; refusing to overwrite it")
         self._db = sqlite3.connect(self.path, isolation_level=None)
+        self._lock = _writer_lock(self.path)  # one writer per trace: a second one is refused
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_DDL)
@@ -102,6 +118,7 @@ class TraceWriter:
         """Where the trace at ``path`` goes on. TraceError when it cannot: a round committed
         without its ``round_end`` after the last whole one (a run that ended by an error, not a
         kill: resuming would mix two rounds' events)."""
+        os.close(_writer_lock(Path(path)))  # no process is writing it any more (a kill -9 released it)
         with TraceReader(path) as r:
             db = r._db
             meta = r.meta()
@@ -161,9 +178,10 @@ class TraceWriter:
             self._pending.clear()
 
     def close(self) -> None:
-        self.commit()
+        self.commit(round_end=True)
         self._db.execute(_INDEX)
         self._db.close()
+        os.close(self._lock)
 
     def __enter__(self) -> TraceWriter:
         return self
