@@ -49,6 +49,10 @@ class TopSlotParams:
     """The reels start this long after the spin command (§ 690.3(c): must be concurrent)."""
     stuck_reel: int = 0
     """0 = none; 1 or 2 = that reel does not move (0 steps, keeps its previous symbol)."""
+    foreign_multiplier: int = 0
+    """0 = none; else the second reel carries this multiplier in the place of 20 (§ 690.3(b)(2): its
+    multipliers consist of 1, 2, 3, 4, 5, 7, 10, 15 and 20) — declared in ``device_info`` and shown
+    whenever the reel stops there (with 20's weight)."""
 
     def __post_init__(self) -> None:
         if not self.spin_duration_mean_s > 0 or self.spin_duration_sd_s < 0:
@@ -61,6 +65,9 @@ class TopSlotParams:
             raise ValueError(f"late_start_s must be >= 0, not {self.late_start_s}")
         if self.stuck_reel not in (0, 1, 2):
             raise ValueError(f"stuck_reel must be 0, 1 or 2, not {self.stuck_reel}")
+        if isinstance(self.foreign_multiplier, bool) or not isinstance(self.foreign_multiplier, int) \
+                or self.foreign_multiplier < 0:
+            raise ValueError(f"foreign_multiplier must be a whole number >= 0, not {self.foreign_multiplier!r}")
 
 
 def _weighted_index(rng: np.random.Generator, weights: list[int]) -> int:
@@ -89,7 +96,9 @@ class TopSlotSim:
                  telemetry: Telemetry, name: str = "top_slot") -> None:
         self.env, self.params, self.par, self.rng, self.telemetry, self.name = env, params, par, rng, telemetry, name
         self.reel1: tuple[str, ...] = tuple(str(s) for s in TOP_SLOT_REEL1)
-        self.reel2: tuple[int, ...] = tuple(TOP_SLOT_REEL2)
+        foreign = params.foreign_multiplier
+        self.reel2: tuple[int, ...] = tuple(foreign if foreign and m == TOP_SLOT_REEL2[-1] else m
+                                            for m in TOP_SLOT_REEL2)
         self._w1 = [int(par.reel1_weights[s]) for s in TOP_SLOT_REEL1]
         self._w2 = [int(par.reel2_weights[m]) for m in TOP_SLOT_REEL2]
         a = par.align_probability

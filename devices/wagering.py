@@ -40,6 +40,10 @@ class WageringParams:
     # ---- faults (defaults = healthy)
     lockout_ignored: bool = False
     """The device ignores the lock-out command and keeps accepting wagers."""
+    no_betting_area: str = ""
+    """Empty = none; else the device has no betting area for this betting option (§ 690.1(g)(2)): a
+    press on it is refused, reason ``no_betting_area``. SimPy model only: the wire protocols have no code for
+    that reason."""
 
     def __post_init__(self) -> None:
         if self.seats < 1:
@@ -127,6 +131,9 @@ class WageringSim:
         self._press_id += 1
         t = self.env.now
         reason = self._verdict(seat, stake_cents, t)
+        area = getattr(self.params, "no_betting_area", "")  # a subclass's params may not carry the knob
+        if reason is None and area and str(spot) == area:
+            reason = "no_betting_area"
         result = PressAnswer(press_id=self._press_id, seat=seat, spot=str(spot), stake_cents=stake_cents,
                              accepted=reason is None, device_time_s=t,
                              answer_time_s=t + self.params.answer_delay_s, reason=reason)

@@ -201,11 +201,32 @@ def rescue_value(value: int, reading: str = DEFAULT_RESCUE_READING, top_slot_mul
     return Fraction(value, top_slot_multiplier)
 
 
+def rescue_flip_unmet(values: Sequence[int], face: str, reading: str = DEFAULT_RESCUE_READING,
+                      top_slot_multiplier: int = 1) -> tuple[str, ...]:
+    """The conditions of § 690.5(f)(1)–(3) a flip that landed ``face`` up does not meet, each named by
+    its paragraph; empty when a Rescue Flip may be activated (``rescue_flip_eligible``). Same
+    arguments and reading as ``rescue_flip_eligible``."""
+    _coin(values, face)
+    judged = [rescue_value(v, reading, top_slot_multiplier) for v in values]
+    small, big = sorted(judged)
+    if small == big:
+        return (f"(f)(1)–(3): both sides show {small}x, so there is no small multiplier distinct from the big one",)
+    out = []
+    if small not in RESCUE_FLIP_SMALL:
+        out.append(f"(f)(1): the small multiplier was {small}x, not 2x or 3x")
+    if not big > RESCUE_FLIP_BIG_ABOVE:
+        out.append(f"(f)(2): the big multiplier was {big}x, not greater than {RESCUE_FLIP_BIG_ABOVE}x")
+    if judged[COIN_SIDES.index(face)] != small:
+        out.append(f"(f)(3): the coin landed with the big multiplier ({big}x) facing up, not the small one")
+    return tuple(out)
+
+
 def rescue_flip_eligible(values: Sequence[int], face: str, reading: str = DEFAULT_RESCUE_READING,
                          top_slot_multiplier: int = 1) -> bool:
     """Whether a Rescue Flip may be activated after a flip that landed ``face`` up (§ 690.5(f)):
     all of "(1) The small multiplier was 2× or 3×. (2) The big multiplier was greater than 15×.
-    (3) The coin landed with the small multiplier facing up."
+    (3) The coin landed with the small multiplier facing up." (``rescue_flip_unmet`` names the
+    ones that fail.)
 
     ``values`` are the sides as displayed (red, blue), after the Top Slot multiplier
     ``top_slot_multiplier`` (§ 690.5(e): applied "prior to the coin being flipped"). ``reading``

@@ -445,9 +445,9 @@ def _coin_flip(rv: RoundView, r: BonusReplay, seg: list[Event], rules: RulesSubm
         r.rescue_draws += 1
         activated = _int(_payload(d).get("value"), "rescue draw value") == 1
         if not eligible:
+            unmet = "; ".join(f"§ 690.5{u}" for u in rb.rescue_flip_unmet(shown, face, reading, r.displayed_multiplier))
             r.problem(CF_RESCUE, d, f"§ 690.5(f): a Rescue Flip was drawn although (f)(1)–(3) did not all hold "
-                      f"({board}; {_reading_words(reading, r.displayed_multiplier)}): the small multiplier must be "
-                      "2x or 3x, the big one greater than 15x, and the small one face up")
+                      f"({board}; {_reading_words(reading, r.displayed_multiplier)}): {unmet}")
         elif activated and rescue_p == 0:
             r.problem(CF_RESCUE, d, "§ 690.5(f): a Rescue Flip was activated but the Rules Submission's "
                       "coin_flip.rescue_probability is 0")
@@ -1012,11 +1012,13 @@ class CoinFlipMultipliers(_Multipliers):
     exceed the 100× stated in paragraph (1)." § 690.5(e): "the Top Slot multiplier … shall be
     multiplied by the payout odds determined in accordance with subsection (c)".
 
-    Each side's generated multiplier in 2..100; the board shown = generated × the multiplier of the
-    Top Slot's own report (aligned on Coin Flip, else 1); a bonus game actually played (§ 690.4(b))."""
+    Each side's generated multiplier in 2..100 ((c)(1)); the board shown = generated × the multiplier
+    of the Top Slot's own report (aligned on Coin Flip, else 1), so a side above 100x is admitted only
+    as an in-range multiplier times the Top Slot multiplier ((c)(2)); a bonus game actually played
+    (§ 690.4(b))."""
 
     id = CF_MULT
-    section = "§ 690.5(c), (e)"
+    section = "§ 690.5(c), (c)(1)–(2), (e)"
     title = "Coin Flip: both sides' multipliers 2x–100x, times the Top Slot multiplier"
     game = Spot.COIN_FLIP
 
@@ -1050,7 +1052,7 @@ class CoinFlipRescue(BonusCheck):
     initial flip's) is the one the croupier records and pays."""
 
     id = CF_RESCUE
-    section = "§ 690.5(d), (f)–(g)"
+    section = "§ 690.5(d), (f), (f)(1)–(3), (g)"
     title = "Coin Flip: the face up pays; a Rescue Flip only under (f)(1)–(3), and it is final"
     game = Spot.COIN_FLIP
 
@@ -1089,10 +1091,11 @@ class CashHuntMultipliers(_Multipliers):
     with subsection (g), the final payout odds may exceed the 500× stated in paragraph (1)."
     § 690.6(g): "the Top Slot multiplier … shall be multiplied by all 108 payout odds".
 
-    108 multipliers in 5..500 (no Double), shown times the Top Slot's own multiplier."""
+    108 multipliers in 5..500, no Double ((b)(1)), shown times the Top Slot's own multiplier — a
+    multiplier above 500x only as an in-range one times the Top Slot multiplier ((b)(2))."""
 
     id = CH_MULT
-    section = "§ 690.6(b), (g)"
+    section = "§ 690.6(b), (b)(1)–(2), (g)"
     title = "Cash Hunt: 108 multipliers 5x–500x, times the Top Slot multiplier"
     game = Spot.CASH_HUNT
 
@@ -1147,11 +1150,13 @@ class PachinkoMultipliers(_Multipliers):
     the multiplier range stated in paragraph (1), ''Double'' may be displayed in one slot." (f): "the
     Top Slot multiplier … shall be multiplied by all 16 payout odds".
 
-    16 spots in 2..400 with at most one Double, shown times the Top Slot's own multiplier; the
-    board's declared peg rows (``device_info``) are the Rules Submission's ``pachinko.rows``."""
+    16 spots in 2..400 ((c)(1)) with at most one Double, and none when the Rules Submission gives it
+    probability 0 ((c)(2)), shown times the Top Slot's own multiplier — a spot above 400x only as an
+    in-range one times the Top Slot multiplier ((c)(3)); the board's declared peg rows
+    (``device_info``) are the Rules Submission's ``pachinko.rows``."""
 
     id = PA_MULT
-    section = "§ 690.7(b)–(c), (f)"
+    section = "§ 690.7(b)–(c), (c)(1)–(3), (f)"
     title = "Pachinko: 16 multipliers 2x–400x, at most one Double, times the Top Slot multiplier"
     game = Spot.PACHINKO
 
@@ -1198,10 +1203,12 @@ class PachinkoDouble(BonusCheck):
     multiplier displayed in the landing spot shall constitute the winning payout odds."
 
     After a landing on Double the board shown (``board_doubled``) is ``rules.bonus.pachinko_double``
-    of the one before, and another drop follows whose landing pays."""
+    of the one before — (e)(1) every other spot doubled, (e)(2) the Double shown as 50x; (e)(3) the
+    next drop from the zone the board drew at random for it; (e)(4) its landing spot's multiplier is
+    the one recorded and paid (no further drop but a permitted Rescue Drop)."""
 
     id = PA_DOUBLE
-    section = "§ 690.7(e)"
+    section = "§ 690.7(e), (e)(1)–(4)"
     title = "Pachinko: a Double doubles the other spots, becomes 50x, and the puck drops again"
     game = Spot.PACHINKO
     relevant_what = "a landing on Double"
@@ -1267,12 +1274,14 @@ class CrazyTimeWorldWheel(_Multipliers):
     at least two sections of the wheel between clappers." § 690.8(f): "the Top Slot multiplier … shall
     be multiplied by all 64 payout odds".
 
-    64 sections in 15..400 with at most one Double, shown times the Top Slot's own multiplier; the
-    clappers the wheel declares (``device_info``) spaced per (b)(4); every rest (``ctw_stop``) puts
-    the three clappers on sections with the declared spacing."""
+    64 sections in 15..400 ((b)(1)) with at most one Double ((b)(2)), shown times the Top Slot's own
+    multiplier — a section above 400x before play only as an in-range one times the Top Slot
+    multiplier ((b)(5); the doubled wheels are CTW-690.8e-double's); the clappers the wheel declares
+    (``device_info``) spaced per (b)(4); every rest (``ctw_stop``) puts the three clappers on sections
+    with the declared spacing."""
 
     id = CTW_WHEEL
-    section = "§ 690.8(b), (f)"
+    section = "§ 690.8(b), (b)(1)–(2), (b)(4)–(5), (f)"
     title = "Crazy Time World: 64 sections 15x–400x, at most one Double, clappers 2+ sections apart"
     game = Spot.CRAZY_TIME
 
@@ -1357,10 +1366,10 @@ class CrazyTimeWorldDouble(BonusCheck):
     ``rules.bonus.ctw_double`` of the one before — (e)(1) every multiplier doubled, the Double kept;
     (e)(3) the second time doubled again and the Double replaced by 50x — only that clapper's seats
     continue (e)(2), the wheel is spun again; each seat's final multiplier is its clapper's on its
-    last spin."""
+    last spin. (b)(5): the wheel exceeds 400x after a Double only by that doubling."""
 
     id = CTW_DOUBLE
-    section = "§ 690.8(e), (e)(1)–(3)"
+    section = "§ 690.8(b)(5), (e), (e)(1)–(3)"
     title = "Crazy Time World: a Double doubles the wheel; only its clapper's players respin"
     game = Spot.CRAZY_TIME
     relevant_what = "a selected clapper on Double"

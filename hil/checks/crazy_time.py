@@ -14,14 +14,19 @@ from scipy import stats
 
 from hil.checks.base import BenchView, Check, Measurement, RoundView
 from hil.checks.bonus import refused_for_limits, replay_bonus, result_spot
-from rules.crazy_time import (BASE_ODDS, BONUS_SPOTS, TOP_SLOT_REEL1, TOP_SLOT_REEL2, Spot, TopSlotOutcome, Wager,
-                              layout_deviations, settle)
+from rules.crazy_time import (BASE_ODDS, BONUS_SPOTS, SPOTS, TOP_SLOT_REEL1, TOP_SLOT_REEL2, WHEEL_SECTIONS, Spot,
+                              TopSlotOutcome, Wager, layout_deviations, settle)
 from rules.odds import ToOne
 from rules.submission import RulesSubmission
 
 MIN_REVOLUTIONS = 3
 #: timestamps closer than this are simultaneous (float rounding of offsets added to clocks)
 TIME_RESOLUTION_S = 1e-9
+
+
+def outcome_m(top: dict, spot: Spot) -> int:
+    """The Top Slot multiplier a stop report ``top`` applies to ``spot`` (§ 690.3(c)(1)–(2))."""
+    return int(top["multiplier"]) if top.get("aligned") and top.get("spot") == spot else 1
 
 
 def _t(ev) -> float:
@@ -154,14 +159,19 @@ class ThreeRevolutions(Check):
 
 
 class ResultEvidence(Check):
-    """§ 690.2(c): "A wager shall be settled in accordance with the wager's position on the
-    layout when the clapper comes to rest in a section of the wheel."
+    """§ 690.1(e): "The wheel must contain a clapper capable of selecting a particular section of
+    the wheel upon the conclusion of the spin." § 690.2(c): "A wager shall be settled in accordance
+    with the wager's position on the layout when the clapper comes to rest in a section of the
+    wheel."
 
-    Every push has the wheel's start and rest report; a settled result is the section the
-    clapper rests in, as the wheel reported it and as its declared layout names it."""
+    Every push has the wheel's start and rest report; every rest report is the clapper's selection
+    of one particular section — a section index of the wheel (0..53 of its declared layout) naming
+    that section's symbol — or its rest between two sections (``on_peg``, § 690.2(d)'s to void); a
+    settled result is the section the clapper rests in, as the wheel reported it and as its
+    declared layout names it."""
 
     id = "CT-690.2c-result-evidence"
-    section = "§ 690.2(c)"
+    section = "§ 690.1(e), § 690.2(c)"
     title = "Each result rests on complete wheel telemetry"
 
     def __init__(self, config):
@@ -171,14 +181,18 @@ class ResultEvidence(Check):
     def observe(self, rv: RoundView) -> None:
         self.rounds += 1
         layout = (self.bench.info.get("wheel") or {}).get("sections")
+        selects: dict[int, bool] = {}  # id(attempt) -> its rest report selects one particular section
         for a in rv.attempts:
             self.spins += 1
             if a.wheel_start is None:
                 self.finding(rv.n, a.command, "push without a spin_start report from the wheel")
             if a.wheel_stop is None:
-                self.finding(rv.n, a.outcome or a.command, "spin without a rest report (spin_stop) from the wheel")
+                self.finding(rv.n, a.outcome or a.command, "spin without a rest report (spin_stop) from the wheel: "
+                             "no section the clapper selected is on record (§ 690.1(e))")
+            else:
+                selects[id(a)] = self._selects_section(rv, a.wheel_stop, layout)
         a = rv.valid_attempt
-        if a is None or a.wheel_stop is None or not rv.settled:
+        if a is None or a.wheel_stop is None or not rv.settled or not selects.get(id(a)):
             return
         stop = a.wheel_stop.payload
         result = rv.end.payload.get("result")
@@ -193,6 +207,27 @@ class ResultEvidence(Check):
                              f"{stop['spot']!r} recorded as {forced.payload.get('wheel_spot')!r}; settled on {result!r}")
         elif result != stop["spot"]:
             self.finding(rv.n, rv.end, f"settled on {result!r} but the clapper rested on {stop['spot']!r}")
+
+    def _selects_section(self, rv: RoundView, ev, layout) -> bool:
+        """§ 690.1(e): the rest report ``ev`` is the clapper's selection of one particular section (a
+        section index of the wheel and that section's symbol), or its rest between two sections
+        (``on_peg`` true: § 690.2(d) voids the spin). A finding, and False, when it is neither."""
+        stop = ev.payload if isinstance(ev.payload, dict) else {}
+        idx, spot, on_peg = stop.get("section_index"), stop.get("spot"), stop.get("on_peg", False)
+        n = len(layout) if layout else len(WHEEL_SECTIONS)
+        if not isinstance(on_peg, bool):
+            self.finding(rv.n, ev, f"§ 690.1(e): the rest report's on_peg is {on_peg!r}, neither resting in a "
+                         "section nor between two")
+            return False
+        if isinstance(idx, bool) or not isinstance(idx, int) or not 0 <= idx < n:
+            self.finding(rv.n, ev, f"§ 690.1(e): the clapper selected section {idx!r}: no section of the wheel "
+                         f"(sections 0..{n - 1}); the clapper must select a particular section")
+            return False
+        if spot not in SPOTS:
+            self.finding(rv.n, ev, f"§ 690.1(e): the clapper selected section {idx} showing {spot!r}, which is no "
+                         f"symbol of the wheel (one of {', '.join(SPOTS)})")
+            return False
+        return True
 
     def verdict(self):
         m = [Measurement("spins", self.spins, "spins"), Measurement("rounds_forced_outcome", self.forced, "rounds")]
@@ -246,14 +281,21 @@ class BetweenSections(Check):
 
 
 class TopSlotCheck(Check):
-    """§ 690.3(c): "The Top Slot multiplier shall be spun during each round of Crazy Time. The Top
+    """§ 690.3(b): "The Top Slot multiplier shall consist of the following two reels: (1) The first
+    reel shall contain each of the betting options available to players: 1, 2, 5, 10, Coin Flip …,
+    Cash Hunt …, Pachinko … and Crazy Time World bonus game. (2) The second reel shall contain
+    potential multipliers consisting of 1, 2, 3, 4, 5, 7, 10, 15 and 20." The Top Slot declares its
+    two reels (``device_info``): reel 1 each of the eight betting options and nothing else, reel 2
+    exactly those nine multipliers; every stop shows a symbol of reel 1 and a multiplier of reel 2.
+
+    § 690.3(c): "The Top Slot multiplier shall be spun during each round of Crazy Time. The Top
     Slot multiplier spin shall commence concurrently with the spinning of the Crazy Time wheel
     … (1) If the first reel (betting option) and second reel (multiplier) align, then the
     multiplier shown shall be applied to the betting option shown. (2) If [they] do not align …
     then no Top Slot multiplier shall be applied." """
 
     id = "CT-690.3-top-slot"
-    section = "§ 690.3(c), (c)(1)–(2)"
+    section = "§ 690.3(b), (b)(1)–(2), (c), (c)(1)–(2)"
     title = "Top Slot spun with every spin, concurrently, applied only when aligned"
 
     def __init__(self, config):
@@ -261,6 +303,28 @@ class TopSlotCheck(Check):
         self.offsets: list[float] = []
         self.aligned = 0
         self.settled = 0
+
+    def setup(self, bench: BenchView) -> None:
+        super().setup(bench)
+        info = bench.info.get("top_slot")
+        if info is None:
+            return  # a Top Slot that declares no reels: its stops are still judged below
+        reels = [k for k in info if k.startswith("reel")]
+        if sorted(reels) != ["reel1", "reel2"]:
+            self.finding(0, None, f"§ 690.3(b): the Top Slot declares reels {sorted(reels)}; it consists of two "
+                         "reels (reel1, reel2)")
+        reel1, reel2 = info.get("reel1") or [], info.get("reel2") or []
+        want1, want2 = [str(s) for s in TOP_SLOT_REEL1], list(TOP_SLOT_REEL2)
+        if missing := [s for s in want1 if s not in reel1]:
+            self.finding(0, None, f"§ 690.3(b)(1): the first reel lacks betting option(s) {missing}; it shall contain "
+                         f"each of {', '.join(want1)}")
+        if extra := [s for s in reel1 if s not in want1]:
+            self.finding(0, None, f"§ 690.3(b)(1): the first reel carries {extra}, which are no betting options")
+        if missing := [m for m in want2 if m not in reel2]:
+            self.finding(0, None, f"§ 690.3(b)(2): the second reel lacks multiplier(s) {missing}")
+        if extra := [m for m in reel2 if m not in want2]:
+            self.finding(0, None, f"§ 690.3(b)(2): the second reel carries multiplier(s) {extra}; its potential "
+                         f"multipliers consist of {', '.join(map(str, want2))}")
 
     def observe(self, rv: RoundView) -> None:
         self.rounds += 1
@@ -276,9 +340,11 @@ class TopSlotCheck(Check):
                     self.finding(rv.n, a.top_start, f"Top Slot started {off * 1e3:+.1f} ms from the wheel "
                                  f"(tolerance ±{tol * 1e3:.1f} ms)")
             stop = a.top_stop.payload
-            if stop.get("spot") not in TOP_SLOT_REEL1 or stop.get("multiplier") not in TOP_SLOT_REEL2:
+            off1, off2 = stop.get("spot") not in TOP_SLOT_REEL1, stop.get("multiplier") not in TOP_SLOT_REEL2
+            if off1 or off2:
+                para = "(b)(1)–(2)" if off1 and off2 else "(b)(1)" if off1 else "(b)(2)"
                 self.finding(rv.n, a.top_stop, f"Top Slot showed {stop.get('spot')!r} × {stop.get('multiplier')!r}: "
-                             "not on its reels (§ 690.3(b))")
+                             f"not on its reels (§ 690.3{para})")
                 continue
             stuck = [r for r in (1, 2) if stop.get(f"reel{r}_steps", 0) <= 0]
             if stuck:
@@ -318,12 +384,23 @@ class TopSlotCheck(Check):
 
 
 class SettlementCheck(Check):
-    """§ 690.2(e)–(f), § 690.4: "the dealer shall first collect all losing wagers and then pay off
+    """§ 690.2(e)–(f), § 690.4(a)–(c): "the dealer shall first collect all losing wagers and then pay off
     all winning wagers in accordance with § 690.4 (relating to payout odds)"; for a bonus game
     symbol "the dealer shall first collect all losing wagers. The dealer shall then proceed to play
     the winning bonus game to determine the payout odds and pay off all winning wagers"; § 690.4(a)
     paytable, (b) a bonus game's odds set by playing it (§§ 690.5–690.8), (c) Top Slot multiplier
     applied to the winning odds.
+
+    § 690.1(c): each section displays its base odds "except when … (1) The final payout odds for each
+    wager may be increased based upon the results of the Top Slot multiplier as outlined under
+    § 690.3 … (2) The final payout odds for any bonus game shall be established during the play of
+    the bonus game". The wheel's painted odds are out of scope; its two exceptions are what a winner
+    is paid instead, and that is judged here: a number's § 690.4(a) odds raised only by the Top Slot
+    of § 690.3 ((c)(1)), a bonus symbol's odds those its game established ((c)(2)).
+
+    § 690.1(d): "The sections containing bonus game symbols trigger a subsequent bonus game." A
+    round settled on a bonus game symbol plays that game (``bonus_start`` naming it) before its
+    winners are paid; a round settled on 1, 2, 5 or 10 plays none.
 
     On a bonus game symbol every losing wager is collected before the game starts (``bonus_start``)
     and the winners are paid after it; a bonus game that could not finish (``bonus_void``) voids
@@ -335,7 +412,7 @@ class SettlementCheck(Check):
     bonus-game replay (``hil.checks.bonus.replay_bonus``) derives it, never the croupier's own."""
 
     id = "CT-690.2e-settlement"
-    section = "§ 690.2(e)–(f), § 690.4"
+    section = "§ 690.1(c)(1)–(2), (d), § 690.2(e)–(f), § 690.4(a)–(c)"
     title = "Losing wagers collected first, then winners paid the § 690.4 odds"
 
     def __init__(self, config):
@@ -374,6 +451,7 @@ class SettlementCheck(Check):
             self.finding(rv.n, rv.pays[0], "a winning wager was paid before all losing wagers were collected")
         a = rv.valid_attempt
         result = result_spot(rv)
+        self._bonus_trigger(rv, result)
         self._bonus_order(rv, result)
         if a is None or a.top_stop is None or a.wheel_stop is None or self.rules is None or result is None:
             self.finding(rv.n, rv.end, "settled without a valid spin, Top Slot result or Rules Submission on record")
@@ -410,7 +488,13 @@ class SettlementCheck(Check):
             want = exp_pay.get(wid)
             if want is None or want.win_cents != win:
                 odds = f"{want.odds} gives {want.win_cents} cents" if want else "it is no winning wager"
-                basis = "the bonus game's final multiplier" if result in BONUS_SPOTS else "§ 690.4 odds"
+                if result in BONUS_SPOTS:
+                    basis = "§ 690.1(c)(2), § 690.4(b): the odds its bonus game established, the replayed final multiplier"
+                elif want is not None and outcome_m(top, result) > 1:
+                    basis = (f"§ 690.1(c)(1), § 690.4(c): the § 690.4(a) odds times the Top Slot's "
+                             f"×{outcome_m(top, result)} on {result}")
+                else:
+                    basis = "§ 690.4(a) odds (no Top Slot multiplier on this betting option)"
                 self.finding(rv.n, e, f"wager {wid}: paid {win} cents at {e.payload.get('odds')}; {basis} "
                              f"{odds}")
         if set(exp_pay) | unknown != {e.payload["wager_id"] for e in rv.pays} | unknown:
@@ -418,6 +502,28 @@ class SettlementCheck(Check):
         self.wagers += len(wagers)
         self.collected += sum(exp_collect.values())
         self.paid += sum(e.payload["win_cents"] for e in rv.pays)
+
+    def _bonus_trigger(self, rv: RoundView, result: Spot | None) -> None:
+        """§ 690.1(d): a bonus game symbol triggers its bonus game; 1, 2, 5 and 10 trigger none."""
+        starts = rv.by_croupier("bonus_start")
+        if result is None:
+            return
+        if result not in BONUS_SPOTS:
+            if starts:
+                self.finding(rv.n, starts[0], f"§ 690.1(d): a {starts[0].payload.get('game')!r} bonus game was "
+                             f"played on a round settled on {result}; only the sections containing bonus game "
+                             "symbols trigger a bonus game")
+            return
+        if not starts:
+            self.finding(rv.n, rv.end, f"§ 690.1(d): the round was settled on {result}, a bonus game symbol, but no "
+                         "bonus game followed (no bonus_start); the section triggers a subsequent bonus game")
+        elif starts[0].payload.get("game") != result:
+            self.finding(rv.n, starts[0], f"§ 690.1(d): the round was settled on {result} but the "
+                         f"{starts[0].payload.get('game')!r} bonus game was played")
+        elif (r := replay_bonus(rv, self.rules)) is not None and r.generated is None and r.void is None:
+            self.finding(rv.n, starts[0], f"§ 690.1(d): the round was settled on {result}, a bonus game symbol, but no "
+                         "bonus game followed: it was announced (bonus_start) and never played (no board of "
+                         "multipliers generated); the section triggers a subsequent bonus game")
 
     def _bonus_order(self, rv: RoundView, result: Spot | None) -> None:
         """§ 690.2(f): on a bonus game symbol every losing wager is collected before the game starts
@@ -478,6 +584,62 @@ class SettlementCheck(Check):
         return "pass", ("every round collected losers first and paid § 690.4 odds (bonus results: losers collected "
                         f"before the game, the replayed final multipliers paid, {self.bonus_rounds} round(s); "
                         f"{self.bonus_voided} void bonus game(s): only its wagers refunded)"), m
+
+
+class BettingAreas(Check):
+    """§ 690.1(g)(2): the layout shall contain "Specific betting areas for the placement of wagers,
+    including spaces for 1, 2, 5, 10, Coin Flip bonus game, Cash Hunt bonus game, Pachinko bonus game
+    and Crazy Time World bonus game."
+
+    The printed felt is out of the rig's sight; the wagering device is where a wager is placed in a
+    betting area, and its ``press`` reports name the area. Every press it accepted names one of the
+    eight betting areas; a press on one of them is refused only for the round's state or the press
+    itself (``betting_closed``, ``locked_out``, ``invalid_seat``, ``invalid_stake``) — a refusal for
+    any other reason (a simulated device lacking the area says ``no_betting_area``) means the area
+    takes no wager. The wagers per area are measured."""
+
+    id = "CT-690.1g2-betting-areas"
+    section = "§ 690.1(g)(2)"
+    title = "A betting area for each of the eight betting options takes wagers"
+
+    #: refusals that say nothing about the betting area (the round's state, the seat, the stake)
+    NOT_THE_AREA = frozenset({"betting_closed", "locked_out", "invalid_seat", "invalid_stake"})
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.accepted: Counter[str] = Counter()
+        self.refused: Counter[str] = Counter()  # area -> presses refused for the area itself
+
+    def observe(self, rv: RoundView) -> None:
+        self.rounds += 1
+        for p in rv.presses:
+            pl = p.payload if isinstance(p.payload, dict) else {}
+            spot = pl.get("spot")
+            if pl.get("accepted"):
+                if spot not in SPOTS:
+                    self.finding(rv.n, p, f"§ 690.1(g)(2): the wagering device accepted press {pl.get('press_id')} "
+                                 f"on {spot!r}, which is no betting area of the layout ({', '.join(SPOTS)})")
+                else:
+                    self.accepted[spot] += 1
+            elif spot in SPOTS and pl.get("reason") not in self.NOT_THE_AREA:
+                self.refused[spot] += 1
+                self.finding(rv.n, p, f"§ 690.1(g)(2): seat {pl.get('seat')}'s press on the {spot} betting area "
+                             f"was refused ({pl.get('reason')!r}); the layout has a betting area for each of "
+                             f"{', '.join(SPOTS)}")
+
+    def verdict(self):
+        m = [Measurement(f"presses_accepted_{s}", self.accepted[s], "presses") for s in SPOTS]
+        m += [Measurement("presses_refused_for_the_area", sum(self.refused.values()), "presses", limit="== 0")]
+        if self.failed:
+            areas = ", ".join(f"{s} ({n})" for s, n in self.refused.items()) or "see the findings"
+            return "fail", (f"{self._findings_total} deviation(s) from § 690.1(g)(2); presses refused for the "
+                            f"betting area: {areas}"), m
+        if not self.accepted:
+            return "indeterminate", "no accepted press in the trace", m
+        unused = [s for s in SPOTS if not self.accepted[s]]
+        return "pass", (f"{sum(self.accepted.values())} presses accepted, every one on a betting area"
+                        + (f"; no press on {', '.join(unused)} in this trace" if unused else
+                           "; each of the eight areas took wagers")), m
 
 
 class WagerLimits(Check):
@@ -694,5 +856,5 @@ class SectionUniformity(Check):
 
 ALL_CHECKS: tuple[type[Check], ...] = (
     Layout, NoMoreBets, ThreeRevolutions, ResultEvidence, BetweenSections, TopSlotCheck,
-    SettlementCheck, WagerLimits, Lockout, SectionUniformity,
+    SettlementCheck, BettingAreas, WagerLimits, Lockout, SectionUniformity,
 )

@@ -155,12 +155,16 @@ class DistinctNumbers(TableCheck):
 
 
 class PaytableValues(TableCheck):
-    """§ 617b.5(g): the multipliers are those of the certificate holder's selected paytable
+    """§ 617b.5(c): "Roulette X may be played on either a single zero or double zero roulette
+    wheel." The ball wheel declares (``device_info``) a single zero or a double zero wheel — the
+    table's — with exactly that wheel's compartments, and every number it reports is one of them.
+
+    § 617b.5(g): the multipliers are those of the certificate holder's selected paytable
     (A: 50, 100, 250, 500 to 1 on either wheel; B: 50, 100, 175, 250 to 1, double zero wheel
     only); the generator declares that paytable."""
 
     id = "RX-617b.5g-paytable-values"
-    section = "§ 617b.5(g)"
+    section = "§ 617b.5(c), (g)"
     title = "Lit payouts from the selected paytable"
 
     def __init__(self, config):
@@ -183,9 +187,32 @@ class PaytableValues(TableCheck):
                 if info["paytable"] != rx["paytable"] or info.get("wheel") != str(self.wheel):
                     self.finding(0, None, f"{name} declares Paytable {info['paytable']} on a {info.get('wheel')} "
                                  f"wheel; the table is Paytable {rx['paytable']}, {self.wheel}")
+            elif "pockets" in info and "wheel" in info:  # the ball wheel (§ 617b.5(c))
+                declared = info.get("wheel")
+                if declared not in tuple(Wheel):
+                    self.finding(0, None, f"§ 617b.5(c): {name} declares a {declared!r} wheel; Roulette X is played "
+                                 "on a single zero or a double zero roulette wheel")
+                elif declared != str(self.wheel):
+                    self.finding(0, None, f"§ 617b.5(c): {name} declares a {declared} wheel; the table is played on "
+                                 f"a {self.wheel} wheel")
+                try:
+                    got = sorted(pocket_key(parse_pocket(p, Wheel.DOUBLE_ZERO)) for p in info.get("pockets") or [])
+                except ValueError:
+                    got = None
+                if got != sorted(pocket_key(p) for p in self.pockets):
+                    self.finding(0, None, f"§ 617b.5(c): {name} declares the compartments {info.get('pockets')}; "
+                                 f"a {self.wheel} wheel has {len(self.pockets)}: "
+                                 f"{', '.join(map(str, self.pockets))}")
 
     def observe(self, rv: RoundView) -> None:
         self.rounds += 1
+        if self.table.get("roulette_x") is not None:
+            for ball in rv.by_devices("ball_result"):
+                try:
+                    parse_pocket(ball.payload.get("pocket"), self.wheel)
+                except ValueError:
+                    self.finding(rv.n, ball, f"§ 617b.5(c): the ball came to rest in {ball.payload.get('pocket')!r}, "
+                                 f"no compartment of the {self.wheel} wheel")
         for ev in rv.by_devices("illumination"):
             for n, m in zip(ev.payload["numbers"], ev.payload["multipliers"]):
                 self.values += 1

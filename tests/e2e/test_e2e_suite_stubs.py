@@ -29,7 +29,12 @@ from typer.testing import CliRunner
 from hil.cli import app
 
 SUITE = Path(__file__).resolve().parents[2] / "scenarios" / "crazy_time"
-ALL = sorted(p.stem for p in SUITE.glob("*.yaml"))
+#: fault scenarios the stubs cannot reproduce, left out of the comparison: the Top Slot's reel strips
+#: are not on the wire (its adapters declare the strips of § 690.3(b), so a foreign multiplier on the
+#: model's strip shows only when a stop lands on it), and a wagering refusal for a missing betting
+#: area (§ 690.1(g)(2)) has no code in the wire protocols' reason table
+SIM_ONLY = frozenset({"fault_top_slot_foreign_multiplier", "fault_wagering_no_betting_area"})
+ALL = sorted(p.stem for p in SUITE.glob("*.yaml") if p.stem not in SIM_ONLY)
 ROUNDS = "2"
 #: the bonus scenarios (forced outcomes: a bonus game in every round) run one round each
 BONUS_ROUNDS = 1

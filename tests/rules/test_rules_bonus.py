@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from rules.bonus import (
     BOARDS, CASH_HUNT_CELLS, COIN_SIDES, CTW_SECTIONS, DOUBLE, DOUBLE_REPLACEMENT, PACHINKO_SPOTS, apply_top_slot,
     board_deviations, clapper_deviations, coin_value, ctw_double, pachinko_double, pachinko_rescue,
-    pachinko_rescue_eligible, rescue_flip_eligible,
+    pachinko_rescue_eligible, rescue_flip_eligible, rescue_flip_unmet,
 )
 from rules.crazy_time import Spot
 
@@ -248,3 +248,18 @@ def test_clapper_rule_is_the_cyclic_gap(clappers):
     c = sorted(clappers)
     gaps = [c[1] - c[0] - 1, c[2] - c[1] - 1, c[0] + 64 - c[2] - 1]
     assert (clapper_deviations(clappers) == []) == (min(gaps) >= 2)
+
+
+@pytest.mark.parametrize("values, face, unmet", [
+    ((2, 20), "red", ()),
+    ((4, 20), "red", ("(f)(1): the small multiplier was 4x, not 2x or 3x",)),
+    ((3, 15), "red", ("(f)(2): the big multiplier was 15x, not greater than 15x",)),
+    ((2, 20), "blue", ("(f)(3): the coin landed with the big multiplier (20x) facing up, not the small one",)),
+    ((5, 10), "blue", ("(f)(1): the small multiplier was 5x, not 2x or 3x",
+                       "(f)(2): the big multiplier was 10x, not greater than 15x",
+                       "(f)(3): the coin landed with the big multiplier (10x) facing up, not the small one")),
+    ((3, 3), "red", ("(f)(1)–(3): both sides show 3x, so there is no small multiplier distinct from the big one",)),
+])
+def test_rescue_flip_unmet_names_each_condition_of_f1_to_f3_that_fails(values, face, unmet):
+    assert rescue_flip_unmet(values, face) == unmet
+    assert rescue_flip_eligible(values, face) is (not unmet)
