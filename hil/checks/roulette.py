@@ -165,7 +165,7 @@ class PaytableValues(TableCheck):
 
     id = "RX-617b.5g-paytable-values"
     section = "§ 617b.5(c), (g)"
-    title = "Lit payouts from the selected paytable"
+    title = "A single or double zero wheel, the table's; lit payouts from the selected paytable"
 
     def __init__(self, config):
         super().__init__(config)
