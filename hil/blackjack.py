@@ -12,16 +12,18 @@ One round::
       collects them (§ 633b.17(e): ``progressive_verify``, ``progressive_collect``)
     → deal: each seat's first card, the dealer's up card, each seat's second card, the hole card
       (the reader reports each: ``shoe/card_read``)
-    → settlement from the cards as read (``rules.blackjack_table``): per meter, its winners' win
-      lights on (§ 633b.17(f)(2)), the meter read and paid, shared by its winners, reseeded; Envy
-      Bonuses (§ 633b.18(k)); a floorperson validates each progressive payout the regulation
-      names before it is paid (``floorperson_validation``: §§ 633b.17(f)(3), 633b.18(h)(3) every
-      win; § 633b.21(e)(2) odds above 200 for 1); chip wagers collected or paid → round_end
-      (lights off).
+    → settlement from the cards as read (``rules.blackjack_table``), counterclockwise from the
+      player farthest to the dealer's right (the highest seat: seat 1 is dealt first, § 633b.18(g)),
+      a share of a jackpot paid by the system, not from the table inventory (§ 633b.17(f)(4)):
+      per meter, its winners' win lights on (§ 633b.17(f)(2)), the meter read and paid, shared by
+      its winners, reseeded; Envy Bonuses (§ 633b.18(k)); a floorperson validates each
+      progressive payout the regulation names before it is paid (``floorperson_validation``:
+      §§ 633b.17(f)(3), 633b.18(h)(3) every win; § 633b.21(e)(2) odds above 200 for 1); chip
+      wagers collected or paid → round_end (lights off).
 
 ``CroupierFaults`` make it wrong on purpose (``progressive_chips_mismatch``, ``skip_win_light``,
 ``no_meter_split``, ``payout_error_cents``, ``settle_late_presses``, ``skip_floorperson_validation``,
-``skip_envy_bonus``).
+``skip_envy_bonus``, ``jackpot_from_table_inventory``, ``settle_clockwise``).
 
 Durable state (``state()``, committed with each round): the meters of a simulated progressive
 system exactly (``ProgressiveController.snapshot``: whole cents, the fractions of a cent carried,
@@ -239,7 +241,10 @@ class BlackjackController(TableCroupier):
         crowns = sum(1 for w in wagers if w["wager"] == "royal-match"
                      and is_crown_treasure(hands[f"seat-{w['seat']}"], up, hole))
         collected = paid = 0
-        for w in wagers:
+        # § 633b.18(g): from the player farthest to the dealer's right (the last seat dealt) on
+        # counterclockwise; each player's wagers in the order placed
+        order = sorted(wagers, key=lambda w: w["seat"], reverse=not self.faults.settle_clockwise)
+        for w in order:
             cards = hands[f"seat-{w['seat']}"]
             k = next((len(ws) for ws in winners.values() if w in ws), 1)
             if self.faults.no_meter_split:
@@ -253,7 +258,8 @@ class BlackjackController(TableCroupier):
                        "cards": [str(c) for c in cards], "hand": s.hand, "payout": str(s.payout),
                        "stake_cents": w["stake_cents"], "returned_cents": s.returned_cents,
                        "envy_bonus_cents": s.envy_bonus_cents, "meter": s.meter, "meter_winners": k if s.meter else None,
-                       "paid_from_table_inventory": s.paid_from_table_inventory,
+                       "paid_from_table_inventory": s.paid_from_table_inventory
+                       or (s.meter is not None and self.faults.jackpot_from_table_inventory),
                        "floorperson_verification": s.floorperson_verification}
             if s.total_returned_cents == 0:
                 collected += w["stake_cents"]

@@ -16,7 +16,9 @@ UTH and Criss-Cross, one round::
           cards, all the Ultimate Pairs wager reads (§ 674b.1(e)); the rest of the deal is not
           dealt
     → settlement from the cards as read (``rules.uth``, ``rules.criss_cross``): each wager paid
-      (``pay``: ``returned_cents``, the stake included) or collected → round_end.
+      (``pay``: ``returned_cents``, the stake included) or collected; then the cards are removed
+      (``cards_removed``: the optional wagers are settled "prior to the removal of cards",
+      § 653b.4(d), § 653b.5(d), § 674b.1(d)) → round_end.
       A card not read within ``croupier.bonus_timeout_s``, or a deal that one deck cannot make (a
       card read twice): the round is void and every wager refunded.
 
@@ -37,7 +39,8 @@ Crazy 4, one round (no device, no card: the placement rules only)::
     → round_end with the wagers standing. Settlement (§ 657a.12) is out of scope.
 
 ``CroupierFaults`` make it wrong on purpose: ``payout_error_cents``, ``uth_bad_beat_other_reading``,
-``uth_board_pays_any_pair``, ``uth_pairs_use_dealer_cards``, ``ultimate_pairs_paytable``;
+``uth_board_pays_any_pair``, ``uth_pairs_use_dealer_cards``, ``ultimate_pairs_paytable``,
+``remove_cards_before_settling``;
 ``crazy4_accept_cash_and_unseated``, ``crazy4_accept_after_no_more_bets``,
 ``crazy4_accept_unequal_super_bonus``, ``crazy4_accept_second_position``. The Crazy 4 faults are a
 dealer who sees the request wrongly (cash as chips, a bystander as seated, the Super Bonus as the
@@ -159,8 +162,11 @@ class PokerSideCroupier(TableCroupier):
         return wagers
 
     def _settle(self, n: int, wagers: list[dict], hands: dict[str, list[Card]]) -> None:
-        """§ 653b.4(d), § 653b.5(d), § 674b.1(d): the optional wagers settled from the cards."""
+        """§ 653b.4(d), § 653b.5(d), § 674b.1(d): the optional wagers settled from the cards, once the
+        round is dealt, "prior to the removal of cards" (then ``cards_removed``)."""
         collected = paid = 0
+        if self.faults.remove_cards_before_settling:
+            self._say("cards_removed", {"round": n})
         for w in wagers:
             s = self.settlement(w, hands)
             payload = {"wager_id": w["wager_id"], "seat": w["seat"], "wager": w["wager"], "paytable": s.paytable,
@@ -175,6 +181,8 @@ class PokerSideCroupier(TableCroupier):
                 paid += payload["returned_cents"]
                 self.stats["winners"] += 1
                 self._say("pay", payload)
+        if not self.faults.remove_cards_before_settling:
+            self._say("cards_removed", {"round": n})  # the dealer clears the layout
         self._say("round_end", {"round": n, "void": False, "wagers": len(wagers), "collected_cents": collected,
                                 "paid_cents": paid, **self.shown(hands)})
 

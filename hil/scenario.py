@@ -159,12 +159,18 @@ class CroupierFaults(pydantic.BaseModel):
     #: § 633b.21(e)(2))
     skip_floorperson_validation: bool = False
     skip_envy_bonus: bool = False  # pays a Crown Treasure without the other players' Envy Bonuses (§ 633b.18(k))
+    #: pays a player's share of a jackpot from the table inventory container (§ 633b.17(f)(4), § 633b.18(h)(4))
+    jackpot_from_table_inventory: bool = False
+    #: settles the optional wagers clockwise, from the player farthest to the dealer's left (§ 633b.18(g))
+    settle_clockwise: bool = False
     # ---- Poker side wagers (§§ 653b.2–653b.5, § 674b.1)
     uth_bad_beat_other_reading: bool = False  # settles Bad Beat by the other reading than the table's (§ 653b.3)
     uth_board_pays_any_pair: bool = False  # pays a board pair below tens at "Pair—10s or better" (§ 653b.4(e))
     uth_pairs_use_dealer_cards: bool = False  # settles Ultimate Pairs on the dealer's two cards (§ 653b.5(e))
     #: settles Ultimate Pairs by this paytable, not the table's (§ 653b.5(f), § 674b.1(f))
     ultimate_pairs_paytable: Literal["A", "B", "C", "D", "E", "F"] | None = None
+    #: removes the cards from the layout before settling the optional wagers (§ 653b.4(d), § 653b.5(d), § 674b.1(d))
+    remove_cards_before_settling: bool = False
     # ---- Crazy 4 Poker wager placement (§ 657a.7)
     #: takes cash for chips and a bystander for a seated player (§ 657a.7(a)–(b))
     crazy4_accept_cash_and_unseated: bool = False

@@ -8,7 +8,8 @@ and the croupier's records (``wager``, ``progressive_collect``, ``pay``/``collec
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+import re
+from collections import Counter, defaultdict
 from fractions import Fraction
 from typing import Any
 
@@ -54,14 +55,21 @@ class ProgressiveLockout(Lockout):
 
 
 class ChipsEqualAccepted(CardCheck):
-    """§ 633b.17(e), § 633b.18(f) (the same words): "the dealer shall collect the wagers and ...
-    verify that the number of value chips wagered equals the number of progressive wagers accepted
-    by the progressive table game system". The progressive wagers the croupier collected must be exactly the players' wagers
-    the system accepted before "no more bets" (its ``press`` reports), seat for seat."""
+    """§ 633b.17(c)(1), § 633b.18(d)(1), § 633b.21(a)(1): the progressive table game system includes
+    "a wagering device at each betting position that acknowledges or accepts the placement of the
+    progressive wager" — so a progressive wager is placed only through the device at its betting
+    position: every progressive ``wager`` the croupier takes must have a press that the device at
+    that seat reported accepted, from a player (not the rig's probe), before "no more bets"
+    (``RoundView.wager_presses``), each press one wager (which press feeds the meters is
+    BJ-meter-accounting's). § 633b.17(e), § 633b.18(f)
+    (the same words): "the dealer shall collect the wagers and ... verify that the number of value
+    chips wagered equals the number of progressive wagers accepted by the progressive table game
+    system". The progressive wagers the croupier collected must be exactly the players' wagers the
+    system accepted before "no more bets" (its ``press`` reports), seat for seat."""
 
     id = "BJ-633b.17e-chips-accepted"
-    section = "§ 633b.17(e), § 633b.18(f)"
-    title = "Progressive chips collected equal the wagers the system accepted"
+    section = "§ 633b.17(c)(1), (e), § 633b.18(d)(1), (f), § 633b.21(a)(1)"
+    title = "Each progressive wager accepted by its seat's wagering device; chips collected equal them"
 
     def __init__(self, config):
         super().__init__(config)
@@ -71,12 +79,26 @@ class ChipsEqualAccepted(CardCheck):
         self.rounds += 1
         # the players' wagers the system accepted before "no more bets" (RoundView.wager_presses: the
         # one rule; never the rig's probe, a press inside the lock-out latency is the lock-out check's)
-        presses = list(rv.wager_presses((self.table.get("progressive_spot"),)).values())
+        by_id = rv.wager_presses((self.table.get("progressive_spot"),))
+        presses = list(by_id.values())
         seats_accepted = sorted(p.payload["seat"] for p in presses)
         collected = rv.by_croupier("progressive_collect")
         seats_collected = sorted(c.payload["seat"] for c in collected)
         self.accepted += len(presses)
         self.collected += len(collected)
+        # (c)(1): a progressive wager is placed through the wagering device at its betting position —
+        # each one the croupier takes needs a press that seat's device accepted in time (one each)
+        left = Counter(seats_accepted)
+        for w in rv.by_croupier("wager"):
+            p = w.payload
+            if not self.table.get("progressive") or p["wager"] != self.table["progressive"]:
+                continue
+            if left[p["seat"]] > 0:
+                left[p["seat"]] -= 1
+                continue
+            self.finding(rv.n, w, f"{p['wager_id']} ({p['wager']}, seat {p['seat']}): a progressive wager taken "
+                         f"without a press the wagering device at seat {p['seat']} accepted from a player before "
+                         "\"no more bets\"")
         if seats_accepted != seats_collected:
             self.finding(rv.n, collected[0] if collected else rv.end,
                          f"chips collected from seats {seats_collected}; the system accepted wagers from "
@@ -308,13 +330,15 @@ class MeterAccounting(CardCheck):
 
 
 class LinkLoss(CardCheck):
-    """§ 605a.8 (linked progressive table games, as §§ 633b.17(c), 633b.18(d) invoke it): a table
+    """§ 605a.8 (linked progressive table games, as § 633b.17(c) and § 633b.18(d) invoke it — the
+    parents' own text: the table's progressive table game system, linked under § 605a.8; their
+    sub-clauses are the wagering device's and the lock-out's checks): a table
     that has lost its link to the progressive controller must not accept progressive wagers it
     cannot meter, and once the link is restored its meters must be the controller's exactly — the
     values it lost the link with (a linked meter: those plus what the other tables added)."""
 
     id = "BJ-605a8-link"
-    section = "§ 633b.17(c), § 605a.8"
+    section = "§ 633b.17(c), § 633b.18(d), § 605a.8"
     title = "No progressive wager while the link is lost; meters restored exactly"
 
     def __init__(self, config):
@@ -409,23 +433,63 @@ def expected_settlements(rv: RoundView, t: dict[str, Any]) -> dict[str, tuple[di
     return out
 
 
+#: the paytables each section lets the certificate holder select, and the clause that says so
+SELECTABLE_PAYTABLES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "twenty-one-plus-three": ("§ 633b.17(g)", tuple(str(i) for i in range(1, 12))),
+    "royal-match": ("§ 633b.18(i)", ("A",)),
+    "kings-bounty": ("§ 633b.19(a)", ("A", "B")),  # A: § 633a.13(h)'s, not among the supplied texts
+    "blazing-sevens": ("§ 633b.20(e)", ("A",)),
+    "blazing-sevens-multi": ("§ 633b.21(f)", ("A", "B")),
+}
+
+
+def paytable_key(name: object) -> str:
+    """"Paytable 7", "P7", "7" -> "7"; "b" -> "B" (as ``rules.bj_paytables.paytable`` reads them)."""
+    return re.sub(r"^(paytable\s*|p(?=\d))", "", str(name).strip(), flags=re.IGNORECASE).upper()
+
+
 class SideSettlement(CardCheck):
     """Every side wager is settled by its paytable on the cards the reader read — the player's
-    first two cards and the dealer's up (and, where the text needs it, hole) card: the winning
-    hand verified (§ 633b.17(f)(1), § 633b.18(h)(1), § 633b.21(e)(1)); 21+3 at § 633b.17(g)'s
-    odds; Royal Match won on a two-card straight flush, a Royal Match or a Crown Treasure
-    (§ 633b.18(b)(1)–(3)), lost otherwise and paid at (i)'s odds ((g)(1)–(4)); King's Bounty
-    paytable B (§ 633b.19(d)); Blazing 7's lost without a seven, won with one, two or three
-    (§ 633b.20(d)(1)–(3)) at (e)'s odds, the multi-progressive likewise (§ 633b.21(d)(1)–(3), (f));
-    meter payouts shared equally by the round's winners of that meter, as the system showed it when
-    paid (§ 633b.18(j), § 633b.21(e)(3) — its sharing; the table-inventory flag is recorded, not
-    judged); Royal Match Envy Bonuses of 500 to 1 to every player with a Royal Match progressive
-    wager for every other player's Crown Treasure (§ 633b.18(h)(5), (k))."""
+    first two cards and the dealer's up (and, where the text needs it, hole) card. The table's
+    paytables (round 0's ``table`` record: the selection its Rules Submission makes) must each be
+    one its section lets the certificate holder select — King's Bounty paytable A or B
+    (§ 633b.19(a)), named (§ 633b.19(b)); 21+3 one of 1–11, Royal Match A, Blazing 7's A, the
+    multi-progressive A or B — or the finding is at round 0 (King's Bounty paytable A is
+    § 633a.13(h)'s, not supplied: its wagers cannot be settled here and say so). Who "has won a
+    progressive payout", which the dealer's duties of § 633b.17(f), § 633b.18(h) and § 633b.21(e)
+    follow, is decided here from the cards, and the winning hand verified (§ 633b.17(f)(1),
+    § 633b.18(h)(1), § 633b.21(e)(1)); the other duties are BJ-633b.17f2-win-light,
+    BJ-633b.17f3-floorperson and BJ-633b.17f4-table-inventory. 21+3 at § 633b.17(g)'s odds; Royal
+    Match won on a two-card straight flush, a Royal Match or a Crown Treasure (§ 633b.18(b),
+    (b)(1)–(3)), lost otherwise and paid at (i)'s odds ((g)(1)–(4)); King's Bounty paytable B
+    (§ 633b.19(d)); Blazing 7's "shall win if either of the player's initial two cards is a seven"
+    (§ 633b.20(b)), settled "as follows" — lost without a seven, won with one, two or three
+    (§ 633b.20(d), (d)(1)–(3)) at (e)'s odds, the multi-progressive likewise (§ 633b.21(b), (d),
+    (d)(1)–(3), (f)); meter payouts shared equally by the round's winners of that meter, as the
+    system showed it when paid (§ 633b.18(j), § 633b.21(e)(3) — its sharing); Royal Match Envy
+    Bonuses of 500 to 1 to every player with a Royal Match progressive wager for every other
+    player's Crown Treasure (§ 633b.18(h)(5), (k))."""
 
     id = "BJ-side-settlement"
-    section = ("§ 633b.17(f)(1), (g), § 633b.18(b)(1)–(3), (g)(1)–(4), (h)(1), (h)(5), (i)–(k), § 633b.19(d), "
-               "§ 633b.20(d)(1)–(3), (e), § 633b.21(d)(1)–(3), (e)(1), (e)(3), (f)")
-    title = "Side wagers settled by their paytables from the cards read"
+    section = ("§ 633b.17(f), (f)(1), (g), § 633b.18(b), (b)(1)–(3), (g)(1)–(4), (h), (h)(1), (h)(5), (i)–(k), "
+               "§ 633b.19(a)–(b), (d), § 633b.20(b), (d), (d)(1)–(3), (e), § 633b.21(b), (d), (d)(1)–(3), (e), "
+               "(e)(1), (e)(3), (f)")
+    title = "Side wagers settled by their paytables from the cards read; the table's paytables selectable"
+
+    def setup(self, bench) -> None:
+        super().setup(bench)
+        t = self.table
+        offered = dict(t.get("side") or {})
+        if t.get("progressive"):
+            offered[t["progressive"]] = t.get("progressive_paytable")
+        for wager, name in offered.items():
+            clause, allowed = SELECTABLE_PAYTABLES.get(wager, ("§§ 633b.17–633b.21", ()))
+            if name is None or not str(name).strip():
+                self.finding(0, None, f"the table offers {wager} without naming its paytable ({clause}; "
+                             "§ 633b.19(b): the selected paytable is specified in the Rules Submission)")
+            elif paytable_key(name) not in allowed:
+                self.finding(0, None, f"the table offers {wager} with paytable {name!r}; {clause} lets the "
+                             f"certificate holder select {', '.join(allowed) or 'none'}")
 
     def __init__(self, config):
         super().__init__(config)
@@ -531,6 +595,145 @@ class FloorpersonValidation(CardCheck):
         return "pass", f"all {self.needed} payouts that need it validated by a floorperson before they were paid", m
 
 
+class TableInventory(CardCheck):
+    """§ 633b.17(f)(4), § 633b.18(h)(4): "If a player has won a progressive payout that is a
+    percentage of the jackpot amount on the progressive meter, the progressive payout may not be
+    paid from the table inventory container"; § 633b.21(e)(3): likewise for "a progressive payout
+    that is 10% or more of the jackpot amount". Which payouts those are comes from the regulation's
+    settlement of the cards read (``expected_settlements``: 21+3 and Royal Match, any share of a
+    meter; Blazing 7's multi-progressive, a share of 1/10 or more), not from the croupier; each
+    must be recorded paid other than from the table inventory (``pay`` → ``paid_from_table_inventory``
+    false) and be paid by the progressive table game system: the system must report paying that
+    meter (``meter_hit``) in the round. (That the player's cards stay on the table until the
+    documentation is complete is not in the trace: docs/traceability.md.)"""
+
+    id = "BJ-633b.17f4-table-inventory"
+    section = "§ 633b.17(f)(4), § 633b.18(h)(4), § 633b.21(e)(3)"
+    title = "A share of a jackpot is not paid from the table inventory container"
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.jackpot_payouts = 0
+
+    def observe(self, rv: RoundView) -> None:
+        self.rounds += 1
+        if not rv.pays:
+            return
+        expected = expected_settlements(rv, self.table) or {}
+        hit = {e.payload["meter"] for e in rv.by_devices("meter_hit")}
+        for e in rv.pays:
+            _w, s, _why = expected.get(e.payload["wager_id"], (None, None, None))
+            if s is None or s.paid_from_table_inventory:
+                continue
+            self.jackpot_payouts += 1
+            p = e.payload
+            what = (f"{p['wager_id']} ({p.get('wager')}, seat {p['seat']}: {s.hand}, {s.meter_share} of the "
+                    f"{s.meter} meter, {s.total_returned_cents} cents)")
+            if p.get("paid_from_table_inventory") is not False:
+                self.finding(rv.n, e, f"{what} paid from the table inventory container "
+                             f"(recorded {p.get('paid_from_table_inventory')!r}); a share of the jackpot may not be")
+            elif s.meter not in hit:
+                self.finding(rv.n, e, f"{what} recorded paid other than from the table inventory, but the "
+                             f"progressive system reported no payout of the {s.meter} meter this round")
+
+    def verdict(self):
+        m = [Measurement("jackpot_payouts", self.jackpot_payouts, "payouts")]
+        if self.failed:
+            return "fail", f"{self._findings_total} jackpot share(s) paid from the table inventory", m
+        if not self.jackpot_payouts:
+            return "indeterminate", "no payout that is a share of a jackpot in the trace", m
+        return "pass", (f"all {self.jackpot_payouts} jackpot shares paid by the progressive system, not from the "
+                        "table inventory"), m
+
+
+def awaits_hole_card(wager: str, player: list[Card], up: Card) -> bool:
+    """The wager's hand is known only once the dealer's hole card is exposed (§ 633b.18(g)(4): a
+    Royal Match against a king or queen up; the rig's King's Bounty reading for K♠ K♠)."""
+    from rules.blackjack_side import AwaitHoleCard, kings_bounty_hand, royal_match_hand
+
+    if wager == "royal-match":
+        return isinstance(royal_match_hand(player, up, None), AwaitHoleCard)
+    if wager == "kings-bounty":
+        return isinstance(kings_bounty_hand(player, up, None), AwaitHoleCard)
+    return False
+
+
+class SettleCounterclockwise(CardCheck):
+    """§ 633b.18(g): at a table offering the Royal Match progressive wager, "Immediately after the
+    second card is dealt to each player and the dealer, but prior to any additional cards being
+    dealt ..., the dealer shall, starting with the player farthest to the dealer's right and
+    continuing around the table in a counterclockwise direction, settle the player's optional
+    wagers by collecting all losing wagers and paying all winning wagers." The rig deals seat 1
+    first, the player farthest to the dealer's left, and on clockwise (docs/rules-blackjack.md), so
+    the settlement goes from the highest seat down. Every optional wager's ``collect``/``pay``
+    must come after each position's second card was read and before any further card, and the
+    seats settled must never go back up — except a wager whose hand awaits the hole card ((g)(4):
+    a Royal Match against a king or queen up; King's Bounty's K♠ K♠ against an ace or ten), which
+    may follow. (The card reader device of § 633a.2 is not modelled: docs/traceability.md.)"""
+
+    id = "BJ-633b.18g-counterclockwise"
+    section = "§ 633b.18(g)"
+    title = "Optional wagers settled after the second cards, counterclockwise from the dealer's right"
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.rounds_judged = 0
+        self.applies = False
+
+    def setup(self, bench) -> None:
+        super().setup(bench)
+        self.applies = self.table.get("progressive") == "royal-match"
+
+    def observe(self, rv: RoundView) -> None:
+        self.rounds += 1
+        if not self.applies or not rv.settled:
+            return
+        wagers = {e.payload["wager_id"]: e.payload for e in rv.by_croupier("wager")}
+        settles = sorted((e for e in rv.collects + rv.pays if e.payload["wager_id"] in wagers), key=lambda e: e.seq)
+        if not settles:
+            return
+        self.rounds_judged += 1
+        first = settles[0].seq
+        reads = rv.by_devices("card_read")
+        count: dict[str, int] = defaultdict(int)
+        for e in reads:
+            if e.seq < first:
+                count[e.payload["position"]] += 1
+            else:
+                self.finding(rv.n, e, f"card {e.payload['card']} read for {e.payload['position']} after the "
+                             "settlement of the optional wagers began (they are settled before any further card)")
+        positions = [f"seat-{s}" for s in sorted({w["seat"] for w in wagers.values()})]
+        short = [p for p in positions if count[p] < 2] + \
+            [p for p in ("dealer-up", "dealer-hole") if count[p] < 1]
+        if short:
+            self.finding(rv.n, settles[0], f"optional wagers settled before the second card was dealt to "
+                         f"{', '.join(short)}")
+        hands = cards_read(rv)
+        up = (hands.get("dealer-up") or [None])[0]
+        last: int | None = None
+        for e in settles:
+            p = e.payload
+            cards = hands.get(f"seat-{p['seat']}", [])
+            if up is not None and len(cards) >= 2 and awaits_hole_card(p.get("wager", ""), cards[:2], up):
+                continue
+            if last is not None and p["seat"] > last:
+                self.finding(rv.n, e, f"{p['wager_id']} ({p.get('wager')}, seat {p['seat']}) settled after seat "
+                             f"{last}: the settlement goes counterclockwise from the player farthest to the "
+                             "dealer's right (the highest seat) down")
+                continue  # one finding per step back
+            last = p["seat"]
+
+    def verdict(self):
+        m = [Measurement("rounds_judged", self.rounds_judged, "rounds")]
+        if self.failed:
+            return "fail", f"{self._findings_total} finding(s) against the settlement order", m
+        if not self.applies:
+            return "indeterminate", "the table does not offer the Royal Match progressive wager", m
+        if not self.rounds_judged:
+            return "indeterminate", "no optional wager settled in the trace", m
+        return "pass", f"{self.rounds_judged} rounds settled counterclockwise after the second cards", m
+
+
 class ShoeIntegrity(Check):
     """§ 633b.17(b): the game uses "between three and eight decks of cards comprised of 52 cards per
     deck" — and every settlement rests on the cards the reader reports. Each shoe must hold exactly
@@ -602,5 +805,5 @@ class ShoeIntegrity(Check):
 
 BLACKJACK_CHECKS: tuple[type[Check], ...] = (
     ProgressiveLockout, ChipsEqualAccepted, WinLight, MeterAccounting, LinkLoss, SideSettlement,
-    FloorpersonValidation, ShoeIntegrity,
+    FloorpersonValidation, TableInventory, SettleCounterclockwise, ShoeIntegrity,
 )

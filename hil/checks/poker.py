@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, ClassVar
@@ -24,7 +24,8 @@ from hil.trace import Event
 from rules import criss_cross
 from rules.cards import Card
 from rules.crazy4 import Action, Crazy4Offer, Crazy4Table, Crazy4Wager, Decision, PositionWagers, WagerRequest
-from rules.uth import (SideWagerSettlement, settle_bad_beat, settle_play_the_board, settle_trips,
+from rules.uth import (BAD_BEAT_PAYTABLES, PLAY_THE_BOARD_PAYTABLES, TRIPS_PAYTABLES, ULTIMATE_PAIRS_PAYTABLES,
+                       SideWagerSettlement, paytable_key, settle_bad_beat, settle_play_the_board, settle_trips,
                        settle_ultimate_pairs)
 
 CROUPIER = "croupier"
@@ -43,6 +44,9 @@ class PokerSideCheck(Check):
 
     wager: ClassVar[str]
     settle: ClassVar[Settle]
+    #: the paytables the section lets the certificate holder select for the wager, and where it says so
+    paytables: ClassVar[Mapping[str, Any]]
+    selected_in: ClassVar[str]
 
     def __init__(self, config):
         super().__init__(config)
@@ -53,6 +57,12 @@ class PokerSideCheck(Check):
     def setup(self, bench) -> None:
         super().setup(bench)
         self.table = bench.croupier.get("table") or {}
+        # the paytable the table selected (its Rules Submission's choice, round 0's record) must be
+        # one the section lets it select
+        name = (self.table.get("side") or {}).get(self.wager)
+        if name is not None and paytable_key(name) not in self.paytables:
+            self.finding(0, None, f"the table offers {self.wager} with paytable {name!r}; {self.selected_in} lets the "
+                         f"certificate holder select {', '.join(self.paytables)}")
 
     def observe(self, rv: RoundView) -> None:
         self.rounds += 1
@@ -121,15 +131,21 @@ def _board(hands: dict[str, list[Card]]) -> list[Card]:
 
 
 class UthTrips(PokerSideCheck):
-    """§ 653b.2(b): "The additional Trips wager paytable option is as follows": Paytable E — royal
-    flush 50 to 1, straight flush 40 to 1, four-of-a-kind 30 to 1, full house 7 to 1, flush 6 to 1,
-    straight 5 to 1, three-of-a-kind 3 to 1. The Trips wager is settled on the player's hand — the
-    best five of the player's two cards and the five community cards (§ 653a.1 "Hand") — as read."""
+    """§ 653b.2(a): the certificate holder may, "if specified in its Rules Submission form", offer
+    "an alternate Trips wager paytable" — the table's Trips paytable (round 0's ``table`` record)
+    must be (b)'s, or the finding is at round 0 (the paytables of § 653a.12(c) are not among the
+    supplied texts: a table on one of them cannot be settled here, and says so). § 653b.2(b): "The
+    additional Trips wager paytable option is as follows": Paytable E — royal flush 50 to 1,
+    straight flush 40 to 1, four-of-a-kind 30 to 1, full house 7 to 1, flush 6 to 1, straight 5 to
+    1, three-of-a-kind 3 to 1. The Trips wager is settled on the player's hand — the best five of
+    the player's two cards and the five community cards (§ 653a.1 "Hand") — as read."""
 
     id = "UTH-653b.2-trips"
-    section = "§ 653b.2"
+    section = "§ 653b.2(a)–(b)"
     title = "Trips (Paytable E) settled on the player's hand from the cards read"
     wager = "trips"
+    paytables = TRIPS_PAYTABLES
+    selected_in = "§ 653b.2(a)–(b) (§ 653a.12(c)'s paytables are not supplied)"
 
     @staticmethod
     def settle(paytable, seat, hands, stake, table):
@@ -137,16 +153,21 @@ class UthTrips(PokerSideCheck):
 
 
 class UthBadBeat(PokerSideCheck):
-    """§ 653b.3(b): "The additional Bad Beat bonus wager paytable option is as follows": Paytable C —
+    """§ 653b.3(a): the certificate holder may, "if specified in its Rules Submission form", offer
+    "an alternate paytable" for the Bad Beat bonus wager — the table's Bad Beat paytable (round 0's
+    ``table`` record) must be (b)'s, or the finding is at round 0 (§ 653a.12(g)'s paytables are not
+    supplied). § 653b.3(b): "The additional Bad Beat bonus wager paytable option is as follows": Paytable C —
     straight flush 2,500 to 1, four-of-a-kind 500 to 1, full house 50 to 1, flush 30 to 1, straight
     20 to 1, three-of-a-kind 9 to 1. Settled on the losing hand of the player's and the dealer's
     (each the best five of its two cards and the board), by the table's Bad Beat reading (the
     two-way "losing hand", or the player's hand only; docs/rules-poker-side-wagers.md); a tie loses."""
 
     id = "UTH-653b.3-bad-beat"
-    section = "§ 653b.3"
+    section = "§ 653b.3(a)–(b)"
     title = "Bad Beat (Paytable C) settled on the losing hand, by the table's reading"
     wager = "bad-beat"
+    paytables = BAD_BEAT_PAYTABLES
+    selected_in = "§ 653b.3(a)–(b) (§ 653a.12(g)'s paytables are not supplied)"
 
     @staticmethod
     def settle(paytable, seat, hands, stake, table):
@@ -163,6 +184,8 @@ class UthPlayTheBoard(PokerSideCheck):
     section = "§ 653b.4(e)–(f)"
     title = "Play the Board settled on the five community cards (a pair of tens or better)"
     wager = "play-the-board"
+    paytables = PLAY_THE_BOARD_PAYTABLES
+    selected_in = "§ 653b.4(f)"
 
     @staticmethod
     def settle(paytable, seat, hands, stake, table):
@@ -179,6 +202,8 @@ class UthUltimatePairs(PokerSideCheck):
     section = "§ 653b.5(e)–(f)"
     title = "Ultimate Pairs settled on the player's two cards (Paytable F: and the dealer's)"
     wager = "ultimate-pairs"
+    paytables = ULTIMATE_PAIRS_PAYTABLES
+    selected_in = "§ 653b.5(f)"
 
     @staticmethod
     def settle(paytable, seat, hands, stake, table):
@@ -194,10 +219,102 @@ class CrissCrossUltimatePairs(PokerSideCheck):
     section = "§ 674b.1(e)–(f)"
     title = "Criss-Cross Ultimate Pairs settled on the player's two initial cards"
     wager = "ultimate-pairs"
+    paytables = criss_cross.ULTIMATE_PAIRS_PAYTABLES
+    selected_in = "§ 674b.1(f)"
 
     @staticmethod
     def settle(paytable, seat, hands, stake, table):
         return criss_cross.settle_ultimate_pairs(paytable, seat, stake)
+
+
+class SettledBeforeCardsRemoved(Check):
+    """§ 653b.4(d), § 653b.5(d) (and § 674b.1(d) in the same words): "The dealer shall continue to
+    deal the round to completion ... [The optional] wagers shall be settled as part of the
+    settlement of optional wagers prior to the removal of cards". Every such wager of a round must
+    be settled (``pay``/``collect``) once the round's deal is complete — no card read after its
+    settlement began, and every card the deal needs read before it (``complete``) — and before the
+    croupier removes the cards (``cards_removed``), which it must record in a settled round."""
+
+    wagers: ClassVar[tuple[str, ...]]
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.judged = 0
+
+    @staticmethod
+    def complete(seats: list[int]) -> dict[str, int]:
+        """position -> the cards the complete deal gives it."""
+        raise NotImplementedError
+
+    def observe(self, rv: RoundView) -> None:
+        self.rounds += 1
+        if not rv.settled:
+            return
+        wagers = {e.payload["wager_id"]: e.payload for e in rv.by_croupier("wager")
+                  if e.payload["wager"] in self.wagers}
+        settles = sorted((e for e in rv.collects + rv.pays if e.payload["wager_id"] in wagers), key=lambda e: e.seq)
+        if not settles:
+            return
+        self.judged += len(settles)
+        first = settles[0].seq
+        count: Counter = Counter()
+        for e in rv.by_devices("card_read"):
+            if e.seq < first:
+                count[e.payload["position"]] += 1
+            else:
+                self.finding(rv.n, e, f"card {e.payload['card']} read for {e.payload['position']} after the optional "
+                             "wagers' settlement began: the round is dealt to completion first")
+        need = self.complete(sorted({w["seat"] for w in wagers.values()}))
+        short = [f"{pos} ({count[pos]} of {k})" for pos, k in need.items() if count[pos] < k]
+        if short:
+            self.finding(rv.n, settles[0], f"{settles[0].payload['wager_id']} settled before the deal was complete: "
+                         f"{', '.join(short)} cards read")
+        removed = rv.by_croupier("cards_removed")
+        if not removed:
+            self.finding(rv.n, rv.end or settles[-1], "the round was settled without the removal of the cards recorded")
+            return
+        for e in settles:
+            if e.seq > removed[0].seq:
+                p = e.payload
+                self.finding(rv.n, e, f"{p['wager_id']} ({p['wager']}, seat {p['seat']}) settled after the cards were "
+                             "removed; optional wagers are settled prior to the removal of cards")
+
+    def verdict(self):
+        m = [Measurement("wagers_judged", self.judged, "wagers")]
+        if self.failed:
+            return "fail", f"{self._findings_total} finding(s): optional wagers settled out of their place", m
+        if not self.judged:
+            return "indeterminate", f"no {' or '.join(self.wagers)} wager settled in the trace", m
+        return "pass", f"{self.judged} optional wagers settled after the complete deal, before the cards were removed", m
+
+
+class UthSettledBeforeCardsRemoved(SettledBeforeCardsRemoved):
+    __doc__ = SettledBeforeCardsRemoved.__doc__ + """ At Ultimate Texas Hold 'Em the Play the Board and
+    Ultimate Pairs wagers; the complete deal is each seat's two cards, the dealer's two and the five
+    community cards."""
+
+    id = "UTH-653b.4d-before-cards-removed"
+    section = "§ 653b.4(d), § 653b.5(d)"
+    title = "Play the Board and Ultimate Pairs settled after the deal, before the cards are removed"
+    wagers = ("play-the-board", "ultimate-pairs")
+
+    @staticmethod
+    def complete(seats: list[int]) -> dict[str, int]:
+        return {**{f"seat-{s}": 2 for s in seats}, "dealer": 2, **{b: 1 for b in BOARD}}
+
+
+class CrissCrossSettledBeforeCardsRemoved(SettledBeforeCardsRemoved):
+    __doc__ = SettledBeforeCardsRemoved.__doc__ + """ At Criss-Cross the Ultimate Pairs wager; the rig
+    deals each seat's two initial cards only (the base game is not played: docs/traceability.md)."""
+
+    id = "CC-674b.1d-before-cards-removed"
+    section = "§ 674b.1(d)"
+    title = "Ultimate Pairs settled after the deal, before the cards are removed"
+    wagers = ("ultimate-pairs",)
+
+    @staticmethod
+    def complete(seats: list[int]) -> dict[str, int]:
+        return {f"seat-{s}": 2 for s in seats}
 
 
 # ------------------------------------------------------------------------------ Crazy 4 placement
@@ -389,7 +506,8 @@ class Crazy4NoMoreBets(Crazy4Check):
 
 
 class Crazy4AnteSuperBonus(Crazy4Check):
-    """§ 657a.7(d)(1)–(5): "A player shall compete against the dealer's four-card Poker hand by
+    """§ 657a.7(d): "The following wagers may be placed in the game of Crazy 4 Poker" — the five of
+    (d)(1)–(5), each judged here, so (d) itself. § 657a.7(d)(1)–(5): "A player shall compete against the dealer's four-card Poker hand by
     placing both an Ante Wager and a Super Bonus Wager in equal amounts, then a Play Wager"; Queens
     Up "in addition to the Ante and Super Bonus Wagers"; the progressive and Five Card Hand Bonus
     wagers "after placing the Ante and Super Bonus Wagers", if the Rules Submission offers them. No
@@ -397,7 +515,7 @@ class Crazy4AnteSuperBonus(Crazy4Check):
     position whose Ante and Super Bonus are not equal is refused."""
 
     id = "C4-657a.7d-ante-super-bonus"
-    section = "§ 657a.7(d)(1)–(5)"
+    section = "§ 657a.7(d), (d)(1)–(5)"
     title = "Ante and Super Bonus equal before Queens Up, progressive, bonus or Play wagers"
     group = "d"
     words = "an optional or Play wager without an equal Ante and Super Bonus"
@@ -487,7 +605,8 @@ class Crazy4RemainSeated(Check):
         return "pass", f"{self.abandoned} position(s) of players who left mid-round collected as losing", m
 
 
-UTH_CHECKS: tuple[type[Check], ...] = (UthTrips, UthBadBeat, UthPlayTheBoard, UthUltimatePairs)
-CRISS_CROSS_CHECKS: tuple[type[Check], ...] = (CrissCrossUltimatePairs,)
+UTH_CHECKS: tuple[type[Check], ...] = (UthTrips, UthBadBeat, UthPlayTheBoard, UthUltimatePairs,
+                                       UthSettledBeforeCardsRemoved)
+CRISS_CROSS_CHECKS: tuple[type[Check], ...] = (CrissCrossUltimatePairs, CrissCrossSettledBeforeCardsRemoved)
 CRAZY4_CHECKS: tuple[type[Check], ...] = (Crazy4InstrumentsSeated, Crazy4NoMoreBets, Crazy4AnteSuperBonus,
                                           Crazy4OnePosition, Crazy4RemainSeated)

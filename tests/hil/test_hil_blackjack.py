@@ -235,3 +235,100 @@ def test_the_meter_check_follows_a_resumed_table_and_catches_meters_restored_wro
     assert meter.verdict == verdict
     if verdict == "fail":
         assert any("restored at" in f.message for f in meter.findings)
+
+
+def run_with(tmp: Path, cards: str, stacked: str, players: int, faults: str = "", rounds: int = 2):
+    text = BASE % {"cards": cards, "stacked": stacked, "players": players, "rounds": rounds}
+    sc = parse_scenario(text + (f"faults: {{croupier: {{{faults}}}}}\n" if faults else ""), "t.yaml")
+    result = run_scenario(sc, load_bench(), load_rules(), tmp)
+    assert result["error"] is None, result["error"]
+    with TraceReader(tmp / result["trace"]) as r:
+        events = [e for e in r.events() if e.round >= 1]
+    return {c["id"]: c for c in result["checks"]}, events
+
+
+# seats 1–4 dealt 2h 5d 8c 9s, the dealer's up card 3h, then 6d 9c Ts 4h and the hole card 7d: no hand
+# waits for the hole card, so every optional wager is settled in the one counterclockwise pass
+NO_WAIT = "2h 5d 8c 9s 3h 6d 9c Ts 4h 7d"
+ROYAL_MATCH = "{decks: 6, progressive: royal-match, progressive_paytable: A, side: {}}"
+
+
+@pytest.mark.parametrize("faults, order, verdict", [("", [4, 3, 2, 1], "pass"),
+                                                    ("settle_clockwise: true", [1, 2, 3, 4], "fail")])
+def test_optional_wagers_are_settled_counterclockwise_from_the_dealers_right(tmp_path, faults, order, verdict):
+    """§ 633b.18(g): seat 1 is dealt first (the player farthest to the dealer's left), so the
+    settlement starts at the highest seat and goes down; a dealer going clockwise fails."""
+    checks, events = run_with(tmp_path, ROYAL_MATCH, NO_WAIT, 4, faults, rounds=1)
+    settled = [e.payload["seat"] for e in events if e.device == "croupier" and e.kind in ("pay", "collect")]
+    assert settled == order
+    reads = [e.seq for e in events if e.kind == "card_read"]
+    first = min(e.seq for e in events if e.device == "croupier" and e.kind in ("pay", "collect"))
+    assert len(reads) == 10 and max(reads) < first  # after each position's second card, before any other
+    c = checks["BJ-633b.18g-counterclockwise"]
+    assert c["verdict"] == verdict
+    if verdict == "fail":
+        assert len(c["findings"]) == 3 and "counterclockwise" in c["findings"][0]["message"]
+    assert {k: v["verdict"] for k, v in checks.items() if v["verdict"] == "fail"} == \
+        ({} if verdict == "pass" else {"BJ-633b.18g-counterclockwise": "fail"})
+
+
+def test_the_settlement_order_is_judged_only_at_a_royal_match_table(tmp_path):
+    checks, _ = run_with(tmp_path, "{decks: 6, progressive: twenty-one-plus-three, progressive_paytable: '1', "
+                         "side: {}}", NO_WAIT, 4, "settle_clockwise: true", rounds=1)
+    assert checks["BJ-633b.18g-counterclockwise"]["verdict"] == "indeterminate"
+
+
+@pytest.mark.parametrize("faults, verdict", [("", "pass"), ("jackpot_from_table_inventory: true", "fail")])
+def test_a_share_of_the_jackpot_is_not_paid_from_the_table_inventory(tmp_path, faults, verdict):
+    """§ 633b.17(f)(4): both winners' shares of the 21+3 meter are paid by the progressive system;
+    the faulty dealer pays them out of the table inventory container."""
+    checks, events = run_with(tmp_path, "{decks: 6, progressive: twenty-one-plus-three, progressive_paytable: '1', "
+                              "declared_suit: s, side: {}}", "Ks Ks Ks Ks Ks 2h", 2, faults, rounds=1)
+    pays = [e.payload for e in events if e.device == "croupier" and e.kind == "pay"]
+    assert [p["meter"] for p in pays] == ["progressive"] * 2
+    assert all(p["paid_from_table_inventory"] is (verdict == "fail") for p in pays)
+    c = checks["BJ-633b.17f4-table-inventory"]
+    assert c["verdict"] == verdict
+    assert [v for v in checks.values() if v["verdict"] == "fail"] == ([] if verdict == "pass" else [c])
+    if verdict == "fail":
+        assert "may not be" in c["findings"][0]["message"]
+
+
+def _bench(table: dict):
+    from hil.checks.base import BenchView
+    from hil.trace import Event
+
+    return BenchView.of([Event(1, 0, 0.0, 0, "croupier", "table", table)])
+
+
+@pytest.mark.parametrize("side, progressive, message", [
+    ({"kings-bounty": "B"}, ("royal-match", "A"), None),
+    ({"kings-bounty": "A"}, ("blazing-sevens-multi", "B"), None),  # A: § 633a.13(h)'s, lawful (not supplied)
+    ({"kings-bounty": "C"}, None, "§ 633b.19(a) lets the certificate holder select A, B"),
+    ({"kings-bounty": ""}, None, "without naming its paytable"),
+    ({}, ("twenty-one-plus-three", "12"), "§ 633b.17(g)"),
+    ({"blazing-sevens": "B"}, None, "§ 633b.20(e)"),
+])
+def test_the_table_s_paytables_must_be_ones_their_sections_let_it_select(side, progressive, message):
+    """§ 633b.19(a)–(b) (and each section's paytable clause): judged on round 0's table record."""
+    from hil.checks import CheckConfig
+    from hil.checks.cards import SideSettlement
+
+    table = {"side": side, "progressive": progressive and progressive[0],
+             "progressive_paytable": progressive and progressive[1]}
+    check = SideSettlement(CheckConfig())
+    check.setup(_bench(table))
+    found = [f.message for f in check._findings]
+    assert (found == []) if message is None else (len(found) == 1 and message in found[0])
+
+
+def test_a_progressive_wager_the_seat_s_device_did_not_accept_fails_633b17c1(tmp_path):
+    """§ 633b.17(c)(1): a dealer who takes progressive wagers for chips alone — here while the link is
+    lost and the system refuses every press — fails the chips check on those wagers themselves."""
+    text = ("schema: 1\nname: t\ngame: blackjack\nseed: 612\nrounds: 40\n"
+            "faults:\n  progressive: {link_loss_at_s: 600.0, link_loss_duration_s: 600.0}\n"
+            "  croupier: {progressive_chips_mismatch: true}\n")
+    result = run_scenario(parse_scenario(text, "t.yaml"), load_bench(), load_rules(), tmp_path)
+    c = next(c for c in result["checks"] if c["id"] == "BJ-633b.17e-chips-accepted")
+    assert c["verdict"] == "fail"
+    assert any("taken without a press the wagering device at seat" in f["message"] for f in c["findings"])

@@ -120,7 +120,8 @@ def test_uth_payout_error_fails_the_check_of_the_wager_paid(tmp_path):
     _, _, verdicts = _run(tmp_path, body)
     # every wager with a winner fails; Play the Board never wins on this board
     assert verdicts == {"UTH-653b.2-trips": "fail", "UTH-653b.3-bad-beat": "fail",
-                        "UTH-653b.4e-play-the-board": "pass", "UTH-653b.5e-ultimate-pairs": "fail"}
+                        "UTH-653b.4e-play-the-board": "pass", "UTH-653b.5e-ultimate-pairs": "fail",
+                        "UTH-653b.4d-before-cards-removed": "pass"}
 
 
 class SilentShoe:
@@ -157,7 +158,8 @@ def test_a_silent_shoe_voids_the_round_and_refunds_every_wager(tmp_path):
     assert ctl.stats["void_rounds"] == 2
     results = {c.id: c for c in run_checks(tmp_path / "t.sqlite", CheckConfig()) if c.id != EVIDENCE}
     assert {c.verdict for c in results.values()} == {"indeterminate"}  # nothing settled, nothing wrong
-    refunded = {c.id: next(m.value for m in c.measurements if m.name == "wagers_refunded_void") for c in results.values()}
+    refunded = {c.id: next(m.value for m in c.measurements if m.name == "wagers_refunded_void") for c in results.values()
+                if c.id != "UTH-653b.4d-before-cards-removed"}
     assert sum(refunded.values()) == len(wagers)
 
 
@@ -184,7 +186,7 @@ def test_criss_cross_red_aces_by_the_tables_paytable(tmp_path, paytable, red_ace
     assert s[(2, "ultimate-pairs")] == [1000 + (25 if paytable == "A" else 20) * 1000] * 3  # Ace/king (suited)
     dealt = {e.payload["position"] for e in events if e.kind == "card_read"}
     assert dealt == {"seat-1", "seat-2"}  # only what the wager reads is dealt
-    assert verdicts == {"CC-674b.1e-ultimate-pairs": "pass"}
+    assert verdicts == {"CC-674b.1e-ultimate-pairs": "pass", "CC-674b.1d-before-cards-removed": "pass"}
 
 
 def test_criss_cross_wrong_paytable_fails_its_check(tmp_path):
@@ -192,7 +194,8 @@ def test_criss_cross_wrong_paytable_fails_its_check(tmp_path):
             "players: {count: 2, side_probability: 1.0}\nbench: {shoe: {stacked: 'Ah As Ad Ks'}}\n"
             "faults: {croupier: {ultimate_pairs_paytable: B}}\n")
     _, _, verdicts = _run(tmp_path, body)
-    assert verdicts == {"CC-674b.1e-ultimate-pairs": "fail"}  # suited A/K: 25 to 1 on A, 20 on B
+    # suited A/K: 25 to 1 on A, 20 on B; settled at its place all the same
+    assert verdicts == {"CC-674b.1e-ultimate-pairs": "fail", "CC-674b.1d-before-cards-removed": "pass"}
 
 
 # ------------------------------------------------------------------------------ Crazy 4
@@ -354,3 +357,47 @@ def test_crazy4_a_player_who_leaves_mid_round_loses_the_wagers_and_may_not_wager
     replay = replay_crazy4(RoundView.of(1, events), Crazy4Offer(four_card_progressive=True))
     assert not replay.findings and replay.refusals["left"] == 1
     assert [d.position for _e, d in replay.leaves] == [1]
+
+
+# ------------------------------------------------------------------------------ settled before the cards are removed
+
+
+@pytest.mark.parametrize("game, body, check", [
+    ("uth", "poker: {side: {play-the-board: A, ultimate-pairs: F}}\n", "UTH-653b.4d-before-cards-removed"),
+    ("criss-cross", "", "CC-674b.1d-before-cards-removed"),
+])
+@pytest.mark.parametrize("fault", [False, True])
+def test_optional_wagers_are_settled_after_the_deal_and_before_the_cards_are_removed(tmp_path, game, body, check, fault):
+    """§ 653b.4(d), § 653b.5(d), § 674b.1(d): the croupier settles, then removes the cards
+    (``cards_removed``); one who clears the layout first fails that check and no other."""
+    text = (f"game: {game}\nrounds: 6\n{body}players: {{count: 4, side_probability: 1.0}}\n"
+            + ("faults: {croupier: {remove_cards_before_settling: true}}\n" if fault else ""))
+    events, _, verdicts = _run(tmp_path, text)
+    for n in {e.round for e in _kinds(events, "round_end")}:
+        rnd = [e for e in events if e.round == n]
+        settles = [e.seq for e in rnd if e.device == "croupier" and e.kind in ("pay", "collect")]
+        removed = [e.seq for e in rnd if e.device == "croupier" and e.kind == "cards_removed"]
+        reads = [e.seq for e in rnd if e.kind == "card_read"]
+        assert len(removed) == 1 and max(reads) < min(settles)
+        assert (removed[0] < min(settles)) if fault else (removed[0] > max(settles))
+    assert verdicts[check] == ("fail" if fault else "pass")
+    assert [c for c, v in verdicts.items() if v == "fail"] == ([check] if fault else [])
+
+
+def test_a_poker_side_wager_check_judges_the_table_s_paytable_against_its_section():
+    """§ 653b.2(a)–(b), § 653b.3(a)–(b): the alternate paytable the table selected must be the
+    section's (round 0's table record); (f) likewise for the others."""
+    from hil.checks.base import BenchView
+    from hil.checks.poker import CrissCrossUltimatePairs, UthBadBeat, UthTrips, UthUltimatePairs
+
+    def found(cls, side):
+        check = cls(CheckConfig())
+        check.setup(BenchView.of([Event(1, 0, 0.0, 0, "croupier", "table", {"side": side})]))
+        return [f.message for f in check._findings]
+
+    assert found(UthTrips, {"trips": "E"}) == found(UthBadBeat, {"bad-beat": "Paytable C"}) == []
+    assert "§ 653b.2(a)–(b)" in found(UthTrips, {"trips": "A"})[0]
+    assert "§ 653b.3(a)–(b)" in found(UthBadBeat, {"bad-beat": "A"})[0]
+    assert found(UthUltimatePairs, {"ultimate-pairs": "F"}) == []
+    assert "§ 674b.1(f)" in found(CrissCrossUltimatePairs, {"ultimate-pairs": "F"})[0]
+    assert found(UthTrips, {"play-the-board": "A"}) == []  # Trips not offered: nothing to judge
