@@ -40,6 +40,8 @@ class CardCheck(Check):
         info = next((i for i in bench.info.values() if "meters" in i and "seats" in i), {})
         self.meter_info: dict[str, dict] = {m["name"]: m for m in info.get("meters", [])}
         self.system_linked = bool(info.get("linked"))
+        #: the betting positions the progressive system declares a wagering device at (1..seats)
+        self.system_seats: int | None = int(info["seats"]) if "seats" in info else None
 
 
 class ProgressiveLockout(Lockout):
@@ -57,15 +59,16 @@ class ProgressiveLockout(Lockout):
 class ChipsEqualAccepted(CardCheck):
     """§ 633b.17(c)(1), § 633b.18(d)(1), § 633b.21(a)(1): the progressive table game system includes
     "a wagering device at each betting position that acknowledges or accepts the placement of the
-    progressive wager" — so a progressive wager is placed only through the device at its betting
-    position: every progressive ``wager`` the croupier takes must have a press that the device at
-    that seat reported accepted, from a player (not the rig's probe), before "no more bets"
-    (``RoundView.wager_presses``), each press one wager (which press feeds the meters is
-    BJ-meter-accounting's). § 633b.17(e), § 633b.18(f)
-    (the same words): "the dealer shall collect the wagers and ... verify that the number of value
-    chips wagered equals the number of progressive wagers accepted by the progressive table game
-    system". The progressive wagers the croupier collected must be exactly the players' wagers the
-    system accepted before "no more bets" (its ``press`` reports), seat for seat."""
+    progressive wager" — every betting position a player wagers at (any wager) must be one the
+    system declares a wagering device at (``device_info`` ``seats``), and a progressive wager is
+    placed only through the device at its position: every progressive ``wager`` the croupier takes
+    must have a press that the device at that seat reported accepted, from a player (not the rig's
+    probe), before "no more bets" (``RoundView.wager_presses``), each press one wager (which press
+    feeds the meters is BJ-meter-accounting's). § 633b.17(e), § 633b.18(f) (the same words): "the
+    dealer shall collect the wagers and ... verify that the number of value chips wagered equals the
+    number of progressive wagers accepted by the progressive table game system". The progressive
+    wagers the croupier collected must be exactly the players' wagers the system accepted before
+    "no more bets" (its ``press`` reports), seat for seat."""
 
     id = "BJ-633b.17e-chips-accepted"
     section = "§ 633b.17(c)(1), (e), § 633b.18(d)(1), (f), § 633b.21(a)(1)"
@@ -86,8 +89,16 @@ class ChipsEqualAccepted(CardCheck):
         seats_collected = sorted(c.payload["seat"] for c in collected)
         self.accepted += len(presses)
         self.collected += len(collected)
-        # (c)(1): a progressive wager is placed through the wagering device at its betting position —
-        # each one the croupier takes needs a press that seat's device accepted in time (one each)
+        # (c)(1): "a wagering device at each betting position" — every position a player wagers at
+        # (any wager, accepted or refused) must be one the system declares a device at
+        if self.table.get("progressive") and self.system_seats is not None:
+            for w in rv.by_croupier("wager") + rv.by_croupier("wager_rejected"):
+                seat = w.payload.get("seat")
+                if isinstance(seat, int) and not 1 <= seat <= self.system_seats:
+                    self.finding(rv.n, w, f"a player wagers at betting position {seat}; the progressive system has "
+                                 f"a wagering device at positions 1 to {self.system_seats} only")
+        # each progressive wager the croupier takes needs a press its seat's device accepted in time
+        # (one each): the wager is placed through the wagering device at its betting position
         left = Counter(seats_accepted)
         for w in rv.by_croupier("wager"):
             p = w.payload

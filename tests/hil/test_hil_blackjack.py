@@ -332,3 +332,24 @@ def test_a_progressive_wager_the_seat_s_device_did_not_accept_fails_633b17c1(tmp
     c = next(c for c in result["checks"] if c["id"] == "BJ-633b.17e-chips-accepted")
     assert c["verdict"] == "fail"
     assert any("taken without a press the wagering device at seat" in f["message"] for f in c["findings"])
+
+
+def test_a_wager_at_a_betting_position_without_a_wagering_device_fails_633b17c1():
+    """§ 633b.17(c)(1): "a wagering device at each betting position" — a player wagering at a
+    position past the ones the progressive system declares a device at is a finding."""
+    from hil.checks import CheckConfig
+    from hil.checks.base import BenchView, RoundView
+    from hil.checks.cards import ChipsEqualAccepted
+    from hil.trace import Event
+
+    table = {"progressive": "twenty-one-plus-three", "progressive_spot": "21+3-progressive", "side": {}}
+    bench = BenchView.of([Event(1, 0, 0.0, 0, "progressive", "device_info", {"seats": 5, "meters": []}),
+                          Event(2, 0, 0.0, 0, "croupier", "table", table)])
+    check = ChipsEqualAccepted(CheckConfig())
+    check.setup(bench)
+    side = {"seat": 6, "wager": "kings-bounty", "stake_cents": 500, "reason": "placed after no more bets"}
+    check.observe(RoundView.of(1, [Event(3, 1, 1.0, 0, "croupier", "no_more_bets", {}),
+                                   Event(4, 1, 2.0, 0, "croupier", "wager_rejected", side),
+                                   Event(5, 1, 3.0, 0, "croupier", "round_end", {"round": 1, "void": False})]))
+    assert [f.message for f in check._findings] == [
+        "a player wagers at betting position 6; the progressive system has a wagering device at positions 1 to 5 only"]
