@@ -6,6 +6,7 @@ Each check's docstring quotes the regulation it verifies; its ``section`` cites 
 from __future__ import annotations
 
 import math
+import re
 import statistics
 from collections import Counter
 from fractions import Fraction
@@ -307,9 +308,9 @@ class TopSlotCheck(Check):
     def setup(self, bench: BenchView) -> None:
         super().setup(bench)
         info = bench.info.get("top_slot")
-        if info is None:
-            return  # a Top Slot that declares no reels: its stops are still judged below
-        reels = [k for k in info if k.startswith("reel")]
+        if info is None or info.get("reels_declared") is False:
+            return  # no reels of the device's own (an adapter whose wire has no strips): its stops are judged below
+        reels = [k for k in info if re.fullmatch(r"reel\d+", k)]
         if sorted(reels) != ["reel1", "reel2"]:
             self.finding(0, None, f"§ 690.3(b): the Top Slot declares reels {sorted(reels)}; it consists of two "
                          "reels (reel1, reel2)")
