@@ -19,10 +19,10 @@ run: $(STAMP)
 	$(BIN)/croupier run --out $(OUT)
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -n 2 $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n 2 --maxschedchunk 1 $(PYTEST_ARGS)
 
 test-quick: $(STAMP)
-	$(BIN)/python -m pytest -n 2 -m 'not slow' $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n 2 --maxschedchunk 1 -m 'not slow' $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python bench/sim_speed.py

@@ -83,3 +83,23 @@ def _no_leaks():
     assert not children, f"test leaked child processes: {children}"
     assert not leaked_sockets, ("test leaked open sockets: "
                                 + "; ".join(_describe(fd, s) for fd, s in sorted(leaked_sockets.items())))
+
+
+#: the longest tests (minutes each on 2 cores), started first so that the two workers finish
+#: together (run with ``--maxschedchunk 1``: each worker takes the next test when it is free)
+LONG_FIRST = (
+    "test_e2e_kill9_campaign.py::test_kill9_campaign_fifty_kills",
+    "test_e2e_suite_stubs.py::test_bundled_scenarios_same_verdicts_on_stubs[modbus]",
+    "test_e2e_blackjack_suite_stubs.py",
+    "test_e2e_suite_stubs.py::test_bundled_scenarios_same_verdicts_on_stubs[serial]",
+    "test_e2e_roulette_suite_stubs.py",
+    "test_wire_frames.py::test_fuzz_random_and_mutated_frames",
+    "test_e2e_kill9_campaign.py::test_kill9_campaign",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    def rank(item) -> int:
+        return next((i for i, key in enumerate(LONG_FIRST) if key in item.nodeid), len(LONG_FIRST))
+
+    items.sort(key=rank)  # stable: every other test keeps its order

@@ -407,7 +407,7 @@ def test_kill9_campaign(tmp_path):
 @pytest.mark.slow
 @pytest.mark.timeout(3600)
 def test_kill9_campaign_fifty_kills(tmp_path):
-    fig = kill9_campaigns(tmp_path, kills=50, mid_scenario=25, rounds=4000, jobs=[2, 1], seed=611)
+    fig = kill9_campaigns(tmp_path, kills=50, mid_scenario=25, rounds=1500, jobs=[2, 1], seed=611)
     _assert_clean(fig, 50, 25)
 
 
