@@ -74,7 +74,7 @@ def run(
     """Run scenarios on the bench; print a verdict per scenario; write the reports."""
     from hil.bench import load_bench
     from hil.report import build_report, print_summary, provenance, write_json, write_junit
-    from hil.runner import load_roulette_x_rules, load_rules, run_suite
+    from hil.runner import load_roulette_x_rules, load_rules, run_suite, scenario_rules
     from hil.scenario import discover, load_scenario
 
     started = dt.datetime.now(dt.timezone.utc)
@@ -83,6 +83,8 @@ def run(
         if not files:
             raise ConfigError(str(paths or BUNDLED_SUITE), None, "", "no scenario files (*.yaml) found")
         scenarios = [load_scenario(f) for f in files]
+        for s in scenarios:  # a scenario's own Rules Submission is refused now, not mid-run
+            scenario_rules(s)
         loaded_bench = load_bench(bench)
         loaded_rules = load_rules(rules)
         loaded_rx = load_roulette_x_rules(roulette_x_rules)

@@ -69,6 +69,24 @@ def load_roulette_x_rules(path: Path | None = None) -> LoadedRules:
     return LoadedRules(*load_submission(path, ROULETTE_X_REFERENCE_RESOURCE, parse_roulette_x_submission))
 
 
+def scenario_rules(loaded: LoadedScenario) -> LoadedRules | None:
+    """The Rules Submission the scenario names (``rules_submission``), loaded now; None when it
+    names none. ConfigError (file, line, field) for a file that is missing or bad."""
+    sc = loaded.scenario
+    if sc.rules_submission is None:
+        return None
+    resource, path = None, None
+    if sc.rules_submission.startswith("embedded:"):
+        resource = sc.rules_submission.removeprefix("embedded:")
+        if not importlib.resources.files("rules").joinpath(resource).is_file():
+            raise ConfigError(loaded.path, None, "rules_submission", f"no Rules Submission {resource!r} is shipped in rules/")
+    else:
+        path = (Path(loaded.path).parent / sc.rules_submission)
+    if sc.game == "roulette":
+        return LoadedRules(*load_submission(path, resource or ROULETTE_X_REFERENCE_RESOURCE, parse_roulette_x_submission))
+    return LoadedRules(*load_submission(path, resource or DEFAULT_RULES_RESOURCE, parse_rules_submission))
+
+
 def effective_seed(scenario_seed: int, name: str, override: int | None) -> int:
     """The scenario's own seed, or — with ``--seed`` — one derived from it and the scenario name
     (so scenarios of one run still draw independent streams)."""
@@ -203,6 +221,9 @@ def run_scenario(
     stats: dict[str, int] = {}
     sim_time = 0.0
     try:
+        own = scenario_rules(loaded)  # validated at load by the CLI; a scenario's own rules win
+        if own is not None:
+            rules, roulette_x = (rules, own) if sc.game == "roulette" else (own, roulette_x)
         stats, sim_time = simulate(loaded, bench, rules, trace_path, seed, roulette_x, resume)
     except Exception:  # noqa: BLE001 — a crashed scenario is a result, and its trace is kept
         error = traceback.format_exc()

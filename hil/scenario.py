@@ -367,6 +367,10 @@ class Scenario(pydantic.BaseModel):
     lockout: Lockout = Lockout()
     checks: CheckSettings = CheckSettings()
     expect: Expect = Expect()
+    #: the Rules Submission this scenario is played under (a Crazy Time or Roulette X table), instead
+    #: of the run's (``--rules`` / ``--roulette-x-rules``): ``embedded:data/NAME.toml`` for one shipped
+    #: in ``rules/``, or a path relative to the scenario file. E.g. the other Rescue reading.
+    rules_submission: str | None = None
 
     @pydantic.model_validator(mode="after")
     def _game(self) -> Scenario:
@@ -383,6 +387,8 @@ class Scenario(pydantic.BaseModel):
             self._poker_table()
         elif self.poker is not None:
             raise ValueError(f"'poker' is for game: {', '.join(POKER_GAMES)}, not {self.game}")
+        if self.rules_submission is not None and self.game not in ("crazy-time", "roulette"):
+            raise ValueError(f"rules_submission: a {self.game} table plays the regulation's own paytables")
         ids = {c.id for c in checks_for(self.game)}
         if other := [i for i in self.expect.fail if i not in ids]:
             raise ValueError(f"expect.fail: {other} are not checks of {self.game}")

@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from hil.cli import app
+from hil.trace import TraceReader
 
 runner = CliRunner()
 
@@ -280,3 +281,20 @@ def test_rtp_of_the_poker_side_wagers_every_paytable(wager, tables):
     entries = json.loads(res.stdout)["wagers"]
     assert len({e["paytable"] for e in entries}) == tables and all(e["method"] == "exact" for e in entries)
     assert runner.invoke(app, ["rtp", wager, "--decks", "6", "--json"]).exit_code == 2
+
+
+def test_a_scenario_names_its_own_rules_submission(tmp_path):
+    """`rules_submission` plays a scenario under another Rules Submission (recorded in the trace);
+    one that is not there is bad input (exit 2), refused before anything runs."""
+    sc = _write(tmp_path, "own.yaml", SMALL + "rules_submission: embedded:data/crazy_time_rescue_before_top_slot.toml\n")
+    out = tmp_path / "out"
+    res = runner.invoke(app, ["run", str(sc), "--out", str(out), "--jobs", "1"])
+    assert res.exit_code == 0, res.output
+    with TraceReader(out / "traces" / "small.sqlite") as reader:
+        assert "before the Top Slot" in reader.meta()["rules"]
+        rules = next(e for e in reader.events() if e.kind == "rules").payload
+    assert rules["rescue_reading"] == "before-top-slot"
+    bad = _write(tmp_path, "bad.yaml", SMALL + "rules_submission: no-such-rules.toml\n")
+    res = runner.invoke(app, ["run", str(bad), "--out", str(tmp_path / "out2")])
+    assert res.exit_code == 2 and "no-such-rules.toml" in res.output
+    assert not (tmp_path / "out2" / "traces").exists()
