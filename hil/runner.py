@@ -105,6 +105,7 @@ def check_config(sc: Scenario) -> CheckConfig:
         max_wire_faults=sc.checks.max_wire_faults,
         max_void_spin_ratio=sc.checks.max_void_spin_ratio,
         max_void_round_ratio=sc.checks.max_void_round_ratio,
+        rounds_requested=sc.rounds,
     )
 
 
@@ -146,6 +147,11 @@ def simulate(loaded: LoadedScenario, bench: LoadedBench, rules: LoadedRules, tra
     point = None
     if resume and trace_path.exists():
         point = TraceWriter.resume_point(trace_path)
+        if point.last_seq == 0:  # killed before it committed a single event: nothing to go on from
+            for leftover in (trace_path, *(trace_path.with_name(trace_path.name + x) for x in ("-wal", "-shm"))):
+                leftover.unlink(missing_ok=True)
+            point = None
+    if point is not None:
         if point.meta.get("scenario_sha256") != loaded.sha256 or point.meta.get("seed") != seed:
             raise ResumeError(f"{trace_path}: recorded by another scenario file or seed; not resumed")
         if point.last_round > 0 and point.state is None and table.stateful:

@@ -121,12 +121,18 @@ class TraceWriter:
         os.close(_writer_lock(Path(path)))  # no process is writing it any more (a kill -9 released it)
         with TraceReader(path) as r:
             db = r._db
+            tables = {t for (t,) in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            if not {"meta", "events"} <= tables:  # killed while creating it: nothing recorded
+                return ResumePoint(0, 0, None, {}, False)
             meta = r.meta()
             last = db.execute("SELECT COALESCE(MAX(round), 0) FROM events WHERE device='croupier' "
                               "AND kind='round_end'").fetchone()[0]
             beyond = db.execute("SELECT COUNT(*) FROM events WHERE round > ?", (last,)).fetchone()[0]
             complete = meta.get("run_end") is not None
-            row = db.execute("SELECT round, state FROM state ORDER BY round DESC LIMIT 1").fetchone()
+            try:
+                row = db.execute("SELECT round, state FROM state ORDER BY round DESC LIMIT 1").fetchone()
+            except sqlite3.OperationalError:  # killed before it created its tables: no state
+                row = None
             last_seq = db.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0]
         if beyond:
             raise TraceError(f"{path}: {beyond} event(s) of a round after round {last} were committed without "

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hil.checks import crazy_time
-from hil.checks.base import BenchView, Check, CheckConfig, CheckResult, RoundView
+from hil.checks.base import BenchView, Check, CheckConfig, CheckResult, Finding, RoundView
 from hil.checks.bonus import BONUS_CHECKS
 from hil.checks.cards import BLACKJACK_CHECKS
 from hil.checks.evidence import EVIDENCE_CHECKS
@@ -43,8 +43,13 @@ def run_checks(trace_path: Path, config: CheckConfig | None = None) -> list[Chec
             config = CheckConfig.from_json(reader.meta().get("check_config"))
         checks: list[Check] = [cls(config) for cls in checks_for(reader.meta().get("game", "crazy-time"))]
         uncertainty: dict[str, float] = {}  # device -> its clock map's uncertainty (real devices)
+        set_up = False
         for n, events in reader.rounds():
+            if n != 0 and not set_up:  # no round 0: the trace lacks its set-up (judged on nothing declared)
+                _setup(checks, BenchView())
+                set_up = True
             if n == 0:
+                set_up = True
                 bench = BenchView.of(events)
                 uncertainty = {d: float(i["clock_uncertainty_s"]) for d, i in bench.info.items()
                                if isinstance(i, dict) and isinstance(i.get("clock_uncertainty_s"), (int, float))}
@@ -61,7 +66,29 @@ def run_checks(trace_path: Path, config: CheckConfig | None = None) -> list[Chec
                     c.observe(rv)
                 except (KeyError, TypeError, ValueError, IndexError) as exc:  # malformed evidence is a finding
                     c.finding(n, None, f"malformed evidence in this round: {type(exc).__name__}: {exc}")
-    return [c.result() for c in checks]
+        if not set_up:  # an empty trace (a run killed before it recorded anything)
+            _setup(checks, BenchView())
+    return [_result(c) for c in checks]
+
+
+def _setup(checks: list[Check], bench: BenchView) -> None:
+    for c in checks:
+        try:
+            c.setup(bench)
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            c.finding(0, None, f"malformed set-up evidence: {type(exc).__name__}: {exc}")
+
+
+def _result(c: Check) -> CheckResult:
+    """A check's verdict; a check that cannot reach one on this evidence fails, saying why."""
+    try:
+        return c.result()
+    except Exception as exc:  # noqa: BLE001 — a verdict on evidence the check cannot read is a failure
+        regulation = " ".join((c.__doc__ or "").split())
+        return CheckResult(c.id, c.section, c.title, regulation, "fail",
+                           f"no verdict on this evidence: {type(exc).__name__}: {exc}", (),
+                           (Finding(0, None, f"the check could not judge this trace: {type(exc).__name__}: {exc}"),),
+                           1, c.rounds)
 
 
 __all__ = ["ALL_CHECKS", "CHECK_IDS", "GAME_CHECKS", "CheckConfig", "CheckResult", "checks_for", "run_checks"]

@@ -77,6 +77,8 @@ class CheckConfig:
     max_wire_faults: int = 0
     max_void_spin_ratio: float = 0.01
     max_void_round_ratio: float = 0.0
+    #: the rounds the scenario asked for: a trace holding fewer is incomplete evidence (None: unknown)
+    rounds_requested: int | None = None
 
     @classmethod
     def from_json(cls, data: dict[str, Any] | None) -> CheckConfig:

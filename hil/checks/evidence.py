@@ -30,7 +30,8 @@ class RunEvidence(Check):
     void spins (``spin_void``: the wheel's result not usable; a share judged too high only when its one-sided
     99 % lower confidence bound exceeds the limit) and void rounds (``round_end`` void:
     no settlement at all) must stay within the limits the scenario declares; an error of the run
-    (``run_error``) fails it outright."""
+    (``run_error``) fails it outright, and so does a trace holding fewer rounds than the scenario
+    asked for (a run that did not finish)."""
 
     id = "EVIDENCE-link"
     section = "rig evidence"
@@ -93,6 +94,11 @@ class RunEvidence(Check):
         if round_ratio > c.max_void_round_ratio:
             self.finding(0, None, f"{self.void_rounds} of {self.rounds} rounds void ({round_ratio:.1%}); the "
                          f"scenario allows {c.max_void_round_ratio:.1%}")
+        if c.rounds_requested is not None:
+            m.append(Measurement("rounds_completed", self.rounds, "rounds", limit=f"== {c.rounds_requested}"))
+            if self.rounds < c.rounds_requested:
+                self.finding(0, None, f"the trace holds {self.rounds} of the {c.rounds_requested} rounds the scenario "
+                             "asked for: the run did not finish (resume it: croupier run --resume)")
         if self.failed:
             return "fail", f"the run's evidence is thin: {self._findings_total} finding(s)", m
         if not self.rounds:

@@ -131,3 +131,29 @@ def test_void_spin_is_respun_and_each_attempt_recorded(tmp_path):
                 assert not stops[-1]["on_peg"] and valid[0]["attempt"] == len(commands)
                 assert kinds[-1][2]["result"] == stops[-1]["spot"]
     assert respun > 0
+
+
+def test_a_trace_killed_before_its_first_commit_is_judged_and_resumed_afresh(tmp_path):
+    """A run killed between creating its trace and committing anything leaves a file with (part
+    of) its metadata and no event: the checks still give verdicts (failing: nothing was recorded),
+    never a traceback, and --resume starts that scenario afresh (nothing recorded is lost)."""
+    from hil.checks import run_checks
+
+    loaded = parse_scenario(TEXT, "det.yaml")
+    path = tmp_path / "traces" / "det.sqlite"
+    path.parent.mkdir()
+    sqlite3.connect(path).executescript("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+                                        "CREATE TABLE events (seq INTEGER PRIMARY KEY, round INTEGER NOT NULL, "
+                                        "sim_time REAL NOT NULL, wall_ns INTEGER NOT NULL, device TEXT NOT NULL, "
+                                        "kind TEXT NOT NULL, payload TEXT NOT NULL);")
+    verdicts = {c.id: c.verdict for c in run_checks(path)}
+    assert "pass" not in verdicts.values()  # nothing recorded: no check passes
+    from hil.runner import check_config
+
+    verdicts = {c.id: c.verdict for c in run_checks(path, check_config(loaded.scenario))}
+    assert verdicts["EVIDENCE-link"] == "fail"  # 0 of the 25 rounds asked for
+    r = run_scenario(loaded, load_bench(), load_rules(), tmp_path, resume=True)
+    assert r["error"] is None and r["expectation_met"], r["error"]
+    with TraceReader(path) as reader:
+        ends = [e.round for e in reader.events() if e.kind == "round_end"]
+    assert ends == list(range(1, 26))
