@@ -407,8 +407,9 @@ def test_kill9_campaign(tmp_path):
 @pytest.mark.slow
 @pytest.mark.timeout(3600)
 def test_kill9_campaign_fifty_kills(tmp_path):
-    fig = kill9_campaigns(tmp_path, kills=50, mid_scenario=25, rounds=1500, jobs=[2, 1], seed=611)
-    _assert_clean(fig, 50, 25)
+    # the kill instants are seeded, the run's pace is the machine's: about half land mid-scenario
+    fig = kill9_campaigns(tmp_path, kills=50, mid_scenario=20, rounds=2000, jobs=[2, 1], seed=611)
+    _assert_clean(fig, 50, 20)
 
 
 # ---------------------------------------------------------------------------------------------
