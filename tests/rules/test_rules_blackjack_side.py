@@ -25,7 +25,7 @@ from rules.cards import ACE, KING, QUEEN, Card, cards, shoe
 from rules.odds import ForOne, ToOne
 from rules.roulette_up import LOSS
 
-BULLETIN = Path("/work/shared/regulations/pa-bulletin-54-1537-table-games-and-crazy-time.txt")
+BULLETIN = Path(__file__).resolve().parents[3] / "shared" / "regulations" / "pa-bulletin-54-1537-table-games-and-crazy-time.txt"
 T3 = TwentyOnePlusThreeHand
 RM = RoyalMatchHand
 KB = KingsBountyHand

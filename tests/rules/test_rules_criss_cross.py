@@ -13,7 +13,7 @@ from rules.cards import deck
 from rules.odds import ToOne
 from rules.poker_side_rtp import RTP_WAGERS, criss_cross_ultimate_pairs_rtp, ultimate_pairs_rtp
 
-BULLETIN = Path("/work/shared/regulations/pa-bulletin-54-1537-table-games-and-crazy-time.txt")
+BULLETIN = Path(__file__).resolve().parents[3] / "shared" / "regulations" / "pa-bulletin-54-1537-table-games-and-crazy-time.txt"
 
 
 @pytest.mark.skipif(not BULLETIN.exists(), reason="regulation text not available")

@@ -16,7 +16,7 @@ from rules.roulette_up import (
     roulette_up_rtp, roulette_up_rtp_table, settle_streak, streak_length_distribution, track,
 )
 
-BULLETIN = Path("/work/shared/regulations/pa-bulletin-54-1537-table-games-and-crazy-time.txt")
+BULLETIN = Path(__file__).resolve().parents[3] / "shared" / "regulations" / "pa-bulletin-54-1537-table-games-and-crazy-time.txt"
 
 
 # --------------------------------------------------------------------------- the wheel
@@ -197,7 +197,7 @@ def test_exact_rtp_matches_monte_carlo(name, wheel):
 
 # --------------------------------------------------------------------------- the progressive system's meter
 
-CODE = Path("/work/shared/regulations/58-pa-code-617b4-roulette-up.txt")
+CODE = Path(__file__).resolve().parents[3] / "shared" / "regulations" / "58-pa-code-617b4-roulette-up.txt"
 
 
 @pytest.mark.parametrize("name, seed_multiple, increment, reserve", [

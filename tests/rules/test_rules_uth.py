@@ -24,7 +24,7 @@ from rules.uth import (
     parse_table_rows, settle_bad_beat, settle_play_the_board, settle_trips, settle_ultimate_pairs,
 )
 
-BULLETIN = Path("/work/shared/regulations/pa-bulletin-54-1537-table-games-and-crazy-time.txt")
+BULLETIN = Path(__file__).resolve().parents[3] / "shared" / "regulations" / "pa-bulletin-54-1537-table-games-and-crazy-time.txt"
 LOSING, PLAYER = BadBeatReading.LOSING_HAND, BadBeatReading.PLAYER_LOSES
 
 
