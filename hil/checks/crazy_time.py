@@ -408,7 +408,8 @@ class SettlementCheck(Check):
     only the wagers on it (refunded) — a losing wager refunded then is a finding.
 
     The expected settlement is recomputed from the trace alone: the wagers the wagering device
-    accepted (less those the croupier refused as outside the table's limits, CT-690.1g4-limits), the section the clapper rested in (or the lab's recorded forced outcome), the Top Slot
+    accepted (less those the croupier refused as outside the table's limits, CT-690.1g4-limits),
+    the section the clapper rested in (or the lab's recorded forced outcome), the Top Slot
     shown, the Rules Submission — and, for a bonus result, each seat's final multiplier as the
     bonus-game replay (``hil.checks.bonus.replay_bonus``) derives it, never the croupier's own."""
 
