@@ -11,11 +11,15 @@ from hil.transport.ioloop import IoLoop
 from hil.wire.registers import default_map
 
 LATENCY_S = 0.004
+#: the presses the rig sends itself after the lock-out are paced by its own clock: on a loaded
+#: 2-core machine they may leave tens of ms late, so this latency leaves room on both sides
+#: (the boundary is still judged on the device's own timestamps)
+PRESS_LATENCY_S = 0.04
 
 
 def test_presses_around_the_lockout_match_the_stub_truth(stub, tmp_path):
     truth_file = tmp_path / "truth.jsonl"
-    with stub("wagering", "--param", f"lockout_latency_mean_s={LATENCY_S}", "--param", "lockout_latency_jitter_s=0",
+    with stub("wagering", "--param", f"lockout_latency_mean_s={PRESS_LATENCY_S}", "--param", "lockout_latency_jitter_s=0",
               "--truth-file", str(truth_file)) as (_proc, url), IoLoop() as io:
         env = WallClockEnvironment()
         events = []
@@ -29,7 +33,7 @@ def test_presses_around_the_lockout_match_the_stub_truth(stub, tmp_path):
                 before = dev.press(1, "5", 500)
                 yield env.timeout(0.02)
                 dev.lock_out()
-                offsets = [0.0005 * i for i in range(1, 21)]
+                offsets = [0.002 * i for i in range(1, 41)]
                 t0 = env.now
                 for i, off in enumerate(offsets):
                     yield env.timeout(t0 + off - env.now)
@@ -49,10 +53,10 @@ def test_presses_around_the_lockout_match_the_stub_truth(stub, tmp_path):
     accepted = [o for o, ok in results if ok]
     rejected = [o for o, ok in results if not ok]
     assert accepted and rejected
-    assert max(accepted) < LATENCY_S <= min(rejected) + 1e-6  # the boundary is the stub's latency
+    assert max(accepted) < PRESS_LATENCY_S <= min(rejected) + 1e-6  # the boundary is the stub's latency
     assert all(a.value.reason == "locked_out" for a in answers if not a.value.accepted)
     truth = [json.loads(line) for line in truth_file.read_text().splitlines()]
-    assert len(truth) == 1 and truth[0]["latency_s"] == LATENCY_S
+    assert len(truth) == 1 and truth[0]["latency_s"] == PRESS_LATENCY_S
 
 
 def test_armed_probe_finds_the_boundary_whatever_the_link(stub, tmp_path):
