@@ -170,6 +170,29 @@ _FACES = ("red", "blue")
 #: the progressive wagers a progressive-system map must be able to carry (a vendor's may add more)
 _PROGRESSIVE_SPOTS = ("progressive",)
 
+#: Meters a progressive-system map carries (its per-meter arrays and wager-log columns): up to 4.
+PROGRESSIVE_METERS = 4
+
+
+def _press_log(spots: tuple[str, ...], reasons: tuple[str, ...]) -> dict[str, Need]:
+    """The press log of a wagering device (a ring of every answered press, read when ``press_count`` moved)."""
+    return {"press_log_id": _R, "press_log_seat": _R, "press_log_spot": Need(False, "r", spots),
+            "press_log_stake_cents": _R, "press_log_status": Need(False, "r", ("none", "accepted", "rejected")),
+            "press_log_reason": Need(False, "r", reasons), "press_log_press_ns": _R, "press_log_answer_ns": _R}
+
+
+def _injection(spots: tuple[str, ...]) -> dict[str, Need]:
+    """The injection feature of a wagering device: the rig asks the device itself to press a seat
+    (``press_inject_*``) and to press at device-timed offsets after the lock-out (the armed probe,
+    ``probe_*``). A test-mode shortcut for firmware developers who have it; a device without it is
+    pressed through the bench's actuator (docs/wire/actuator.md)."""
+    return {"press_inject_seat": Need(False, "rw"), "press_inject_spot": Need(False, "rw", spots),
+            "press_inject_stake_cents": Need(False, "rw"), "press_inject_seq": Need(False, "rw"),
+            "probe_seat": Need(False, "rw"), "probe_spot": Need(False, "rw", spots),
+            "probe_stake_cents": Need(False, "rw"), "probe_count": Need(False, "rw"),
+            "probe_offsets_us": Need(False, "rw"), "probe_arm_seq": Need(False, "rw")}
+
+
 #: The points each device kind must have; a vendor map may add more, and may give enums more labels.
 REQUIRED: dict[Device, dict[str, Need]] = {
     "money-wheel": {
@@ -186,16 +209,12 @@ REQUIRED: dict[Device, dict[str, Need]] = {
         "multiplier": _R, "aligned": _BIT, "reel1_steps": _R, "reel2_steps": _R, "start_ns": _R,
         "stop_ns": _R, "device_clock_ns": _R,
     },
+    # what the wagering adapter polls: the counters, the press log (every answered press, whoever
+    # pressed); ``seat_last_*`` (a per-seat summary some maps carry) is never read
     "wagering": {
         "lockout": Need(True, "rw"), "betting_open": Need(True, "rw"),
-        "press_inject_seat": Need(False, "rw"), "press_inject_spot": Need(False, "rw", _SPOTS),
-        "press_inject_stake_cents": Need(False, "rw"), "press_inject_seq": Need(False, "rw"),
-        "seats": _R, "lockout_command_ns": _R, "press_count": _R, "seat_press_count": _R,
-        "seat_last_status": Need(False, "r", ("none", "accepted", "rejected")),
-        "seat_last_reason": Need(False, "r", ("none", "locked_out", "betting_closed", "invalid_seat",
-                                             "invalid_stake")),
-        "seat_last_spot": Need(False, "r", _SPOTS), "seat_last_stake_cents": _R, "seat_last_press_ns": _R,
-        "seat_last_answer_ns": _R, "device_clock_ns": _R,
+        "seats": _R, "lockout_command_ns": _R, "press_count": _R, "device_clock_ns": _R,
+        **_press_log(_SPOTS, ("none", "locked_out", "betting_closed", "invalid_seat", "invalid_stake")),
     },
     "multiplier-board": _commanded(
         ("generate", "apply_multiplier", "shuffle", "draw", "rescue"), False,
@@ -216,15 +235,10 @@ REQUIRED: dict[Device, dict[str, Need]] = {
         ("illuminate",), False, result_count=_R, result_numbers=_R, result_multipliers=_R, result_time_ns=_R,
         wheel=Need(False, "r", ("single-zero", "double-zero")), paytable=Need(False, "r", ("A", "B")),
         paytable_multipliers=_R),
-    # the wagering map's presses, lock-out, probe and press log, with win lights, meters, a pay command,
+    # the wagering map's lock-out and press log, with win lights, meters, a pay command,
     # the confirm command and its wager log, link and power-loss status (docs/wire/modbus-progressive-system.md)
     "progressive-system": {
         "lockout": Need(True, "rw"), "betting_open": Need(True, "rw"), "win_light": Need(True, "rw"),
-        "press_inject_seat": Need(False, "rw"), "press_inject_spot": Need(False, "rw", _PROGRESSIVE_SPOTS),
-        "press_inject_stake_cents": Need(False, "rw"), "press_inject_seq": Need(False, "rw"),
-        "probe_seat": Need(False, "rw"), "probe_spot": Need(False, "rw", _PROGRESSIVE_SPOTS),
-        "probe_stake_cents": Need(False, "rw"), "probe_count": Need(False, "rw"), "probe_offsets_us": Need(False, "rw"),
-        "probe_arm_seq": Need(False, "rw"),
         "pay_meter": Need(False, "rw"), "pay_percent": Need(False, "rw"), "pay_winners": Need(False, "rw"),
         "pay_seq": Need(False, "rw"),
         "seats": _R, "press_count": _R, "lockout_command_ns": _R, "device_clock_ns": _R,
@@ -234,24 +248,43 @@ REQUIRED: dict[Device, dict[str, Need]] = {
         "pay_result_percent": _R, "pay_result_winners": _R, "pay_result_jackpot_cents": _R,
         "pay_result_paid_cents": _R, "pay_result_remainder_cents": _R, "pay_result_reseed_cents": _R,
         "pay_result_value_cents": _R, "pay_result_reserve_cents": _R, "pay_result_ns": _R,
-        "press_log_id": _R, "press_log_seat": _R, "press_log_spot": Need(False, "r", _PROGRESSIVE_SPOTS),
-        "press_log_stake_cents": _R, "press_log_status": Need(False, "r", ("none", "accepted", "rejected")),
-        "press_log_reason": Need(False, "r", ("none", "locked_out", "betting_closed", "invalid_seat", "invalid_stake",
-                                             "link_lost")),
-        "press_log_press_ns": _R, "press_log_answer_ns": _R,
+        **_press_log(_PROGRESSIVE_SPOTS, ("none", "locked_out", "betting_closed", "invalid_seat", "invalid_stake",
+                                          "link_lost")),
         # the dealer's confirmation of the round's wagers: only confirmed presses increment the meters
         "confirm_count": Need(False, "rw"), "confirm_press_ids": Need(False, "rw"),
         "confirm_final": Need(False, "rw", ("more", "final")), "confirm_seq": Need(False, "rw"),
         "wager_count": _R, "wager_log_id": _R, "wager_log_press_id": _R,
         "wager_log_outcome": Need(False, "r", ("none", "confirmed", "void", "refused")),
         "wager_log_reason": Need(False, "r", ("none", "not_confirmed")), "wager_log_ns": _R,
-        "wager_log_increment_mask": _R, "wager_log_meter1_increment_cents": _R, "wager_log_meter1_value_cents": _R,
+        "wager_log_increment_mask": _R,
+        # one increment and one value column per meter the arrays hold (the adapter reads the declared ones)
+        **{f"wager_log_meter{k}_{f}_cents": _R for k in range(1, PROGRESSIVE_METERS + 1) for f in ("increment", "value")},
         "meter_count": _R, "meter_names": _R, "meter_seed_cents": _R, "meter_reseed_cents": _R,
         "meter_increment_num": _R, "meter_increment_den": _R, "meter_reserve_num": _R, "meter_reserve_den": _R,
         "meter_reseed_source": Need(False, "r", ("fixed", "reserve")),
         "linked": Need(False, "r", ("standalone", "linked")), "link_id": _R,
     },
 }
+#: The press-injection and armed-probe feature (``_injection``).
+INJECTION = "injection"
+#: Optional feature groups: a map has every point of a group (the feature) or none of them (a
+#: device without it); ``RegisterMap.features`` names the groups a map has, and the rig touches a
+#: group's points only when the map has it. Together with ``REQUIRED`` these are every point an
+#: adapter can touch (tests/wire/test_wire_registers_required.py proves it).
+FEATURES: dict[Device, dict[str, dict[str, Need]]] = {
+    "wagering": {INJECTION: _injection(_SPOTS)},
+    "progressive-system": {INJECTION: _injection(_PROGRESSIVE_SPOTS)},
+}
+
+
+def known_points(device: Device) -> dict[str, Need]:
+    """Every point the rig may touch on a ``device``: ``REQUIRED`` and every feature's."""
+    out = dict(REQUIRED[device])
+    for group in FEATURES.get(device, {}).values():
+        out |= group
+    return out
+
+
 #: How the illuminator's ``result_numbers`` carry a Roulette pocket: 0..36 as themselves, "00" as 37.
 DOUBLE_ZERO_CODE = 37
 
@@ -335,9 +368,17 @@ class RegisterMap(pydantic.BaseModel):
                 if b.address < a.end:
                     raise _FieldError(("points", j, "address"), f"{b.name!r} ({b.table} {b.address}..{b.end - 1}) "
                                       f"overlaps {a.name!r} ({a.address}..{a.end - 1})")
-        required = REQUIRED[self.device]
+        required = dict(REQUIRED[self.device])
         if missing := [n for n in required if n not in seen]:
             raise _FieldError(("points",), f"a {self.device} map needs point(s) {', '.join(missing)}")
+        for feature, group in FEATURES.get(self.device, {}).items():
+            present = [n for n in group if n in seen]
+            if present and (lacking := [n for n in group if n not in seen]):
+                raise _FieldError(("points", seen[present[0]], "name"),
+                                  f"the {feature!r} feature is all or nothing: the map has {', '.join(present)} "
+                                  f"but not {', '.join(lacking)}")
+            if present:
+                required |= group
         for name, need in required.items():
             i, p = seen[name], self.points[seen[name]]
             if p.bits != need.bits:
@@ -352,6 +393,16 @@ class RegisterMap(pydantic.BaseModel):
     @cached_property
     def _index(self) -> dict[str, Point]:
         return {p.name: p for p in self.points}
+
+    @cached_property
+    def features(self) -> frozenset[str]:
+        """The optional feature groups (``FEATURES``) this map has, e.g. ``{"injection"}``."""
+        names = {p.name for p in self.points}
+        return frozenset(f for f, group in FEATURES.get(self.device, {}).items() if set(group) <= names)
+
+    def has(self, name: str) -> bool:
+        """Does the map have the point ``name``?"""
+        return name in self._index
 
     def point(self, name: str | Point) -> Point:
         """The point named ``name`` (a ``Point`` passes through)."""
