@@ -116,7 +116,9 @@ def test_shipped_poll_is_one_read_per_table(device: Device) -> None:
             # the progressive system's declaration
             "meter_count", "meter_names", "meter_seed_cents", "meter_reseed_cents", "meter_increment_num",
             "meter_increment_den", "meter_reserve_num", "meter_reserve_den", "linked", "link_id",
-            "meter_reseed_source")
+            "meter_reseed_source",
+            # the seats' button stakes (read once, at connect)
+            "seat_button_stake_cents")
     live = [p.name for p in rmap.points if p.name not in once and not p.name.startswith(("press_log_", "wager_log_"))]
     blocks = rmap.read_blocks(live)
     assert len(blocks) == len({b.table for b in blocks})
