@@ -42,6 +42,16 @@ more readily on its low side — a position-dependent drop into the pockets, i.e
 tilt of the stator alone moves where on the track the ball leaves the rim, not which pocket it
 reaches, since the rotor's angle at the drop is uniform: not modelled.)
 
+5. The game cycle. Commanded (``cycle = "commanded"``, the default): ``spin()`` starts a spin now.
+   Autonomous (``cycle = "autonomous"``: an automatic wheel that runs its own games, as a live
+   Slingshot-style wheel does): game after game, the wheel opens bets (``game_start``, its place-bets
+   state), its motor brakes the rotor to rest over ``rotor_brake_s`` when the game reverses the
+   direction and brings it to speed the other way, the ball is launched as above, the wheel closes
+   bets itself when the ball's speed on the rim falls to ``no_more_bets_speed_rps``
+   (``bets_closed``: the closed form of 2., before the drop), shows the number (``ball_result``)
+   for ``result_hold_s`` and begins the next game. ``next_game()`` hands the croupier the next
+   game (``WheelGame``). Either way ``bets_closed`` is reported at that speed.
+
 Misspin (the rig's policy; § 617b does not define it, and § 617a's rule is not among the texts
 transcribed here): a launch failure (``launch_failure_probability``: the ball stays in the pocket it
 was in), or fewer than ``min_revolutions`` revolutions on the rim.
@@ -51,7 +61,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol, runtime_checkable
 
 import numpy as np
 import simpy
@@ -124,6 +134,15 @@ class RouletteWheelParams:
     """The rig's misspin policy: fewer ball revolutions on the rim than this is a misspin."""
     initial_rotor_angle_rad: float | None = None
     """Rotor angle at power-up; None = drawn uniformly from the rng."""
+    no_more_bets_speed_rps: float = 1.2
+    """The wheel closes bets (``bets_closed``) when the ball's rim speed falls to this, rev/s
+    (>= ``drop_speed_rps``: before the ball leaves the rim)."""
+    cycle: Literal["commanded", "autonomous"] = "commanded"
+    """``commanded``: a game per ``spin()``; ``autonomous``: the wheel runs its own games (``next_game()``)."""
+    rotor_brake_s: float = 3.0
+    """Autonomous cycle: the motor brakes the rotor to rest in this when the next game reverses it."""
+    result_hold_s: float = 4.0
+    """Autonomous cycle: the number is shown this long before the next game opens bets."""
 
     # ---- faults (defaults = healthy)
     ball_speed_scale: float = 1.0
@@ -155,6 +174,10 @@ class RouletteWheelParams:
         need(self.rim_deceleration_rad_s2 > 0 or self.air_drag_per_rad > 0,
              "rim_deceleration_rad_s2 and air_drag_per_rad cannot both be 0 (the ball would never drop)")
         need(self.drop_speed_rps > 0, f"drop_speed_rps must be > 0, not {self.drop_speed_rps}")
+        need(self.no_more_bets_speed_rps >= self.drop_speed_rps,
+             f"no_more_bets_speed_rps ({self.no_more_bets_speed_rps}) must be >= drop_speed_rps ({self.drop_speed_rps})")
+        need(self.cycle in ("commanded", "autonomous"), f"cycle must be 'commanded' or 'autonomous', not {self.cycle!r}")
+        need(self.rotor_brake_s >= 0 and self.result_hold_s >= 0, "rotor_brake_s and result_hold_s must be >= 0")
         for f in ("launch_delay_s", "descent_s", "descent_turns", "bounce_mean_pockets", "bounce_s", "settle_s",
                   "min_revolutions"):
             need(getattr(self, f) >= 0, f"{f} must be >= 0, not {getattr(self, f)}")
@@ -219,6 +242,7 @@ class BallPhysics:
     launch_s: float
     drop_s: float
     stop_s: float
+    bets_closed_s: float  # the ball's rim speed fell to ``no_more_bets_speed_rps`` (the launch, if it failed)
     rotor_angle_at_drop_rad: float
     ball_angle_at_drop_rad: float  # stator frame
 
@@ -274,11 +298,12 @@ class _Wheel:
         fail = p.launch_failure_probability > 0 and float(rng.random()) < p.launch_failure_probability
         if fail:
             return BallPhysics(self.pocket_index, self.pocket_index, 0, 0.0, True, False, s_r, omega_r, 0.0,
-                               launch_s, launch_s, launch_s, theta0, 0.0)
+                               launch_s, launch_s, launch_s, theta0, 0.0, launch_s)
         omega_b = TWO_PI * self._positive_normal(p.ball_speed_mean_rps, p.ball_speed_sd_rps) * p.ball_speed_scale
         t_rim, phi = rim_flight(omega_b, p.rim_deceleration_rad_s2, p.air_drag_per_rad, TWO_PI * p.drop_speed_rps)
         s_b = -s_r
         drop_s = launch_s + t_rim
+        t_nmb = rim_flight(omega_b, p.rim_deceleration_rad_s2, p.air_drag_per_rad, TWO_PI * p.no_more_bets_speed_rps)[0]
         ball_drop = (s_b * phi) % TWO_PI  # the launcher is at stator angle 0
         rotor_drop = (theta0 + self._coast(t_rim)) % TWO_PI
         entry_s = drop_s + p.descent_s
@@ -301,7 +326,7 @@ class _Wheel:
         self.pocket_index = j
         stop_s = entry_s + bounces * p.bounce_s + p.settle_s
         return BallPhysics(j, entry, bounces, revs, revs < p.min_revolutions, True, s_r, omega_r, omega_b,
-                           launch_s, drop_s, stop_s, rotor_drop, ball_drop)
+                           launch_s, drop_s, stop_s, rotor_drop, ball_drop, launch_s + min(t_nmb, t_rim))
 
 
 @dataclass(frozen=True)
@@ -325,6 +350,52 @@ def simulate_spins_batch(params: RouletteWheelParams, n: int, rng: np.random.Gen
     return BallBatch(idx, rev, mis)
 
 
+@dataclass(frozen=True)
+class GameVoid:
+    """A game of an automatic wheel that ended without a number the croupier may settle on: the
+    wheel powered off or went idle mid-game, a voiding warning came up, its result is no pocket
+    (``reason``), at ``device_time_s``."""
+
+    spin_id: int
+    reason: str
+    device_time_s: float
+
+
+@dataclass(frozen=True)
+class WheelGame:
+    """One game of a wheel that runs its own cycle, from its start (its place-bets state) on:
+    ``bets_closed`` succeeds with the device time of the wheel's own "no more bets";
+    ``result`` with the ``BallResult`` at rest, or a ``GameVoid``."""
+
+    spin_id: int
+    start_time_s: float
+    after_power_up: bool
+    bets_closed: simpy.Event
+    result: simpy.Event
+
+
+@runtime_checkable
+class AutonomousRouletteWheel(Protocol):
+    """An automatic Roulette wheel that runs its own game cycle and announces "no more bets"
+    itself; the croupier follows it (``autonomous`` is True) instead of commanding spins."""
+
+    name: str
+    autonomous: bool
+
+    def next_game(self) -> simpy.Event:
+        """Succeeds with the ``WheelGame`` of the next game that begins."""
+        ...
+
+    @property
+    def powered(self) -> bool:
+        """False while the wheel is powered off."""
+        ...
+
+    def power_up(self) -> simpy.Event:
+        """Succeeds when the wheel is powered (at once if it is)."""
+        ...
+
+
 def _direction(sign: float) -> Direction:
     return "cw" if sign > 0 else "ccw"
 
@@ -339,10 +410,55 @@ class RouletteWheelSim:
         self._wheel = _Wheel(params, rng)
         self._busy_until: float | None = None
         self.last_physics: BallPhysics | None = None  # ground truth for tests, not telemetry
-        telemetry(name, "device_info", {"model": params.model, "wheel": params.wheel, "pockets": list(self.pockets)})
+        self.autonomous = params.cycle == "autonomous"
+        self.powered = True  # the simulated wheel never loses power
+        self._waiting: list[simpy.Event] = []
+        self._open: WheelGame | None = None  # the game begun that no one took yet
+        info = {"model": params.model, "wheel": params.wheel, "pockets": list(self.pockets)}
+        telemetry(name, "device_info", info | ({"cycle": "autonomous"} if self.autonomous else {}))
+        if self.autonomous:
+            env.process(self._cycle())
+
+    # ------------------------------------------------------------------ the autonomous cycle
+    def next_game(self) -> simpy.Event:
+        """The next game that begins (autonomous cycle only)."""
+        if not self.autonomous:
+            raise RuntimeError(f"{self.name}: a commanded wheel has no game cycle of its own (cycle = commanded)")
+        ev = self.env.event()
+        g, self._open = self._open, None
+        if g is not None and not g.bets_closed.triggered:
+            ev.succeed(g)  # a game already begun whose bets are still open: the croupier joins it
+        else:
+            self._waiting.append(ev)
+        return ev
+
+    def power_up(self) -> simpy.Event:
+        return self.env.timeout(0, True)
+
+    def _cycle(self):
+        env, p, w = self.env, self.params, self._wheel
+        while True:
+            spin_id = w.spins + 1
+            game = WheelGame(spin_id, env.now, False, env.event(), env.event())
+            self.telemetry(self.name, "game_start", {"spin_id": spin_id, "device_time_s": env.now})
+            waiting, self._waiting = self._waiting, []
+            for ev in waiting:
+                ev.succeed(game)
+            self._open = None if waiting else game
+            reverses = p.rotor_direction == "alternate" and w.spins > 0
+            yield env.timeout(p.rotor_brake_s if reverses else 0.0)  # the motor brakes, then reverses
+            done = self._start(game.bets_closed)
+            result = yield done
+            game.result.succeed(result)
+            yield env.timeout(p.result_hold_s)
 
     def spin(self) -> simpy.Event:
         """Start the rotor and launch the ball now; succeeds with ``BallResult`` at rest."""
+        if self.autonomous:
+            raise RuntimeError(f"{self.name}: an autonomous wheel starts its own games (cycle = autonomous)")
+        return self._start(None)
+
+    def _start(self, bets_closed: simpy.Event | None) -> simpy.Event:
         now = self.env.now
         if self._busy_until is not None and now < self._busy_until:
             raise RuntimeError(f"{self.name}: spin commanded at t={now} while the ball is still moving "
@@ -351,10 +467,16 @@ class RouletteWheelSim:
         self._busy_until = now + phys.stop_s
         self.last_physics = phys
         done = self.env.event()
-        self.env.process(self._run(self._wheel.spins, now, phys, done))
+        self.env.process(self._run(self._wheel.spins, now, phys, done, bets_closed))
         return done
 
-    def _run(self, spin_id: int, start: float, phys: BallPhysics, done: simpy.Event):
+    def _close_bets(self, spin_id: int, bets_closed: simpy.Event | None) -> None:
+        if bets_closed is not None:  # the autonomous wheel's own "no more bets"
+            self.telemetry(self.name, "bets_closed", {"spin_id": spin_id, "device_time_s": self.env.now})
+            bets_closed.succeed(self.env.now)
+
+    def _run(self, spin_id: int, start: float, phys: BallPhysics, done: simpy.Event,
+             bets_closed: simpy.Event | None = None):
         env = self.env
         rotor_dir = _direction(phys.rotor_sign)
         launch_t = drop_t = None
@@ -364,10 +486,16 @@ class RouletteWheelSim:
             self.telemetry(self.name, "ball_launch", {"spin_id": spin_id, "rotor_direction": rotor_dir,
                                                       "launch_speed_rps": phys.ball_speed_rad_s / TWO_PI,
                                                       "device_time_s": launch_t})
+            if bets_closed is not None:
+                yield env.timeout(max(0.0, start + phys.bets_closed_s - env.now))
+                self._close_bets(spin_id, bets_closed)
             yield env.timeout(max(0.0, start + phys.drop_s - env.now))
             drop_t = env.now
             self.telemetry(self.name, "ball_drop", {"spin_id": spin_id, "ball_revolutions": phys.revolutions,
                                                     "device_time_s": drop_t})
+        elif bets_closed is not None:
+            yield env.timeout(phys.launch_s)
+            self._close_bets(spin_id, bets_closed)  # a failed launch: the wheel closes bets and voids the game
         yield env.timeout(max(0.0, start + phys.stop_s - env.now))
         result = BallResult(
             spin_id=spin_id,

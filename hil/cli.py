@@ -307,5 +307,46 @@ def traceability(
         out.write_text(text, encoding="utf-8")
 
 
+@app.command()
+def outcomes(
+    path: Annotated[Path, typer.Argument(help="a trace (.sqlite), a run's out folder, or with --from a raw wheel log")],
+    csv_out: Annotated[bool, typer.Option("--csv", help="CSV on stdout")] = False,
+    json_out: Annotated[bool, typer.Option("--json", help="JSON on stdout")] = False,
+    source: Annotated[Optional[str], typer.Option("--from", help="read PATH as a raw device log: slingshot")] = None,
+    wheel: Annotated[str, typer.Option(help="for --from: single-zero or double-zero (37 is 00 on double zero)")]
+    = "single-zero",
+) -> None:
+    """Each game of the roulette wheel: device spin number, result, direction, rotor speed, time and
+    status (settled, or void and why) — from a trace or a run's out folder, or (``--from slingshot``)
+    from a raw Slingshot-style wheel log (plain lines, or lines after a timestamp). Exit 2 for a
+    source that cannot be read."""
+    from hil.outcomes import OutcomesError, outcomes as read_outcomes
+
+    if csv_out and json_out:
+        sys.stderr.write("error: --csv or --json, not both\n")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    try:
+        got = read_outcomes(path, source, wheel)
+    except OutcomesError as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    if csv_out:
+        sys.stdout.write(got.to_csv())
+    elif json_out:
+        sys.stdout.write(orjson.dumps(got.to_json(), option=orjson.OPT_INDENT_2).decode() + "\n")
+    else:
+        table = Table(title=f"outcomes: {path}")
+        for col in ("game", "spin", "result", "direction", "rotor rpm", "time s", "status", "round"):
+            table.add_column(col)
+        for r in got.rows:
+            status = r.status if r.void_reason is None else f"{r.status} ({r.void_reason})"
+            table.add_row(str(r.game), str(r.spin), "" if r.result is None else str(r.result), r.direction or "",
+                          "" if r.rotor_rpm is None else str(r.rotor_rpm),
+                          "" if r.time_s is None else f"{r.time_s:.3f}", status, "" if r.round is None else str(r.round))
+        Console().print(table)
+        d = got.to_json()
+        Console().print(f"{d['games']} games: {d['settled']} settled, {d['void']} void, {d['open']} open")
+
+
 def main() -> None:
     app()

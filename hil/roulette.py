@@ -25,6 +25,16 @@ One round::
     → round_end; the trace committed with the table's ``state()`` (the streak's numbers and
       wagers; a simulated system's meters) in the same transaction.
 
+A wheel that runs its own game cycle (``autonomous``: a live automatic wheel; the serial wheel in
+follow mode, or the simulated one with ``cycle = "autonomous"``) is followed, not commanded
+(``_follow_round``): the round begins with the wheel's next game (its place-bets state), the
+wheel's own "no more bets" (its state-4 line, ``bets_closed``) makes the croupier announce "no
+more bets" and lock the wagering device out at once, and the game's number settles the round. A
+game that ends void (power-off, the wheel idle mid-game, a voiding warning) voids the spin the
+moment it is reported; the wheel's next game is the respin, the round's wagers standing. A wheel
+that powered off is waited for once, at most ``croupier.power_up_timeout_s`` (``wheel_power_wait``);
+past that the round is void and later rounds are void at once while it stays off.
+
 The controller decides from what the devices report; it never writes a verdict. The checks
 (``hil.checks.roulette``) re-derive everything from the trace. ``CroupierFaults`` make it wrong
 on purpose.
@@ -46,6 +56,7 @@ import numpy as np
 import simpy
 
 from devices.contracts import BallResult, Illumination, MeterPayout, PressAnswer
+from devices.roulette_wheel import GameVoid, WheelGame
 from hil.bench import Devices
 from hil.controller import TableCroupier
 from hil.scenario import Scenario, Table
@@ -132,6 +143,9 @@ class RouletteController(TableCroupier):
         longest = self.faults.up_longest_streak
         self.longest = longest if longest is not None else (self.up.longest if self.up else 0)
         self.streak = self._rebuild_streak()
+        #: follow the wheel's own game cycle (an automatic wheel that announces "no more bets" itself)
+        self.follow = bool(getattr(devices.ball_wheel, "autonomous", False))
+        self._power_waited = False  # waited out power_up_timeout_s once: later rounds void at once
 
     # ------------------------------------------------------------------ durable state
     def state(self) -> dict[str, Any]:
@@ -214,6 +228,9 @@ class RouletteController(TableCroupier):
 
     # ------------------------------------------------------------------ one round
     def _round(self, n: int):
+        if self.follow:
+            yield from self._follow_round(n)
+            return
         env, cr = self.env, self.sc.croupier
         self.trace.round = n
         self._new_round_presses()
@@ -237,7 +254,7 @@ class RouletteController(TableCroupier):
             self.dev.lockout_counter.measure()
         yield env.timeout(cr.spin_delay_s)  # late chips and presses arrive meanwhile
         self._update_search()
-        straights, ups = self._accept(n)
+        straights, ups = self._accept(n, env.now - cr.spin_delay_s)
         self.stats["rounds"] += 1
         if self.rx is not None and lit is None:
             lit = yield from self._illuminate()  # § 617b.5(d): after all wagers are placed
@@ -245,10 +262,15 @@ class RouletteController(TableCroupier):
                 yield from self._confirm([])
                 self._void(n, straights + ups, "no_illumination")
                 return
-        ball = yield from self._spin_until_valid()
+        ball, why = yield from self._spin_until_valid()
+        yield from self._settle_round(n, ball, why, straights, ups, lit)
+
+    def _settle_round(self, n: int, ball: BallResult | None, why: str, straights: list, ups: list[UpWager],
+                      lit: Illumination | None):
+        """Settle the round on ``ball`` (None: void, ``why``)."""
         if ball is None:
             yield from self._confirm([])  # refunded: no Roulette Up wager feeds the meter
-            self._void(n, straights + ups, "respin_limit")
+            self._void(n, straights + ups, why)
             return
         number = ball.pocket
         self._say("number", {"pocket": pocket_json(number), "pocket_index": ball.pocket_index})  # § 617a.5(c)
@@ -293,9 +315,9 @@ class RouletteController(TableCroupier):
         ev = self.env.timeout(max(0.0, at - self.env.now))
         ev.callbacks.append(lambda _e: self.chips.append((self.env.now, seat, number, stake)))
 
-    def _accept(self, n: int) -> tuple[list, list[UpWager]]:
-        """The croupier's acceptance of what was placed this round (in time order)."""
-        t_close = self.env.now - self.sc.croupier.spin_delay_s  # when "no more bets" was announced
+    def _accept(self, n: int, t_close: float) -> tuple[list, list[UpWager]]:
+        """The croupier's acceptance of what was placed this round (in time order) before its "no
+        more bets" instant ``t_close``."""
         straights: list[tuple[str, int, int | str, int]] = []
         seats_with_roulette_wager: set[int] = set()
         for i, (t, seat, number, stake) in enumerate(sorted(self.chips, key=lambda c: c[0]), 1):
@@ -364,31 +386,143 @@ class RouletteController(TableCroupier):
         return ev.value
 
     def _spin_until_valid(self):
+        """Commanded: spin, a void spin respun up to ``respin_limit`` times. Returns (the valid
+        ``BallResult``, "") or (None, why the round is void)."""
         cr = self.sc.croupier
         for attempt in range(1, cr.respin_limit + 2):
             self.stats["spins"] += 1
             self._say("spin_command", {"attempt": attempt})
             ev = self.dev.ball_wheel.spin()
             yield ev | self.env.timeout(cr.spin_timeout_s)
-            reason = None
-            if not ev.processed:
-                reason = "no_wheel_result"
-            else:
-                ball: BallResult = ev.value
-                try:
-                    parse_pocket(ball.pocket, self.wheel)
-                except ValueError:
-                    reason = "invalid_pocket"
-                else:
-                    if ball.misspin:
-                        reason = "misspin"
+            value = ev.value if ev.processed else None
+            ball, reason = self._judge(value)
             if reason is None:
                 self._say("spin_valid", {"attempt": attempt, "pocket": pocket_json(ball.pocket),
                                          "ball_revolutions": ball.ball_revolutions})
-                return ball
+                return ball, ""
+            respin = attempt <= cr.respin_limit
             self.stats["void_spins"] += 1
-            self._say("spin_void", {"attempt": attempt, "reason": reason, "respin": attempt <= cr.respin_limit})
-        return None
+            self._say("spin_void", {"attempt": attempt, "reason": reason, "respin": respin})
+            if respin and not (yield from self._wait_power()):
+                return None, "wheel_power_off"
+        return None, "respin_limit"
+
+    def _judge(self, value: BallResult | GameVoid | None) -> tuple[BallResult | None, str | None]:
+        """The wheel's answer for a spin: (the ball, None) when valid, else (None, why void)."""
+        if value is None:
+            return None, "no_wheel_result"
+        if isinstance(value, GameVoid):
+            return None, value.reason
+        try:
+            parse_pocket(value.pocket, self.wheel)
+        except ValueError:
+            return None, "invalid_pocket"
+        if value.misspin:
+            return None, "misspin"
+        return value, None
+
+    def _wait_power(self):
+        """A wheel that is powered off: wait for it once, at most ``croupier.power_up_timeout_s``
+        (recorded ``wheel_power_wait``); True when it is powered. While it stays off after that
+        wait, False at once (no second wait)."""
+        wheel = self.dev.ball_wheel
+        if getattr(wheel, "powered", True):
+            self._power_waited = False
+            return True
+        if self._power_waited:
+            return False
+        t0, limit = self.env.now, self.sc.croupier.power_up_timeout_s
+        ev = wheel.power_up()
+        yield ev | self.env.timeout(limit)
+        self._power_waited = not ev.processed
+        self._say("wheel_power_wait", {"waited_s": round(self.env.now - t0, 6), "limit_s": limit,
+                                       "powered_up": ev.processed})
+        return ev.processed
+
+    # ------------------------------------------------------------------ follow an autonomous wheel
+    def _next_game(self):
+        """The wheel's next game (None: none began within ``spin_timeout_s``, or the wheel is
+        powered off and did not come back within ``power_up_timeout_s``)."""
+        if not (yield from self._wait_power()):
+            return None
+        ev = self.dev.ball_wheel.next_game()
+        yield ev | self.env.timeout(self.sc.croupier.spin_timeout_s)
+        return ev.value if ev.processed else None
+
+    def _follow_round(self, n: int):
+        """One round on a wheel that runs its own cycle (see the module's docstring)."""
+        env, cr = self.env, self.sc.croupier
+        self.trace.round = n
+        self._new_round_presses()
+        self.chips = []
+        game: WheelGame | None = yield from self._next_game()
+        self._say("round_start", {"round": n, "follow": True, "wheel_game": None if game is None else game.spin_id})
+        if game is None:
+            self.stats["rounds"] += 1
+            self._void(n, [], "wheel_power_off" if not getattr(self.dev.ball_wheel, "powered", True)
+                       else "no_wheel_game")
+            return
+        self.wagering.open_betting()
+        self._say("betting_open", {"window_s": cr.betting_window_s, "roulette_up_open": self.up_open,
+                                   "wheel_game": game.spin_id})
+        self._schedule_players(cr.betting_window_s)  # the expected window: later chips are refused
+        yield game.bets_closed | game.result | env.timeout(cr.spin_timeout_s)
+        t_wheel = game.bets_closed.value if game.bets_closed.processed else None
+        if self.faults.follow_lockout_delay_s:  # a wrong croupier: slow to follow the wheel's announcement
+            yield env.timeout(self.faults.follow_lockout_delay_s)
+        self._schedule_lockout_presses(env.now, UP_SPOT, [UP_SPOT] if self.up else [])
+        self._say("no_more_bets", {"source": "wheel" if t_wheel is not None else "croupier",
+                                   "wheel_game": game.spin_id, "wheel_time_s": t_wheel})
+        self.wagering.lock_out()
+        if self.dev.lockout_counter is not None:
+            self.dev.lockout_counter.measure()
+        t_close = env.now
+        first = game.result if game.result.processed else None
+        yield (game.result | env.timeout(cr.spin_delay_s)) if first is None else env.timeout(cr.spin_delay_s)
+        self._update_search()
+        straights, ups = self._accept(n, t_close)
+        self.stats["rounds"] += 1
+        lit: Illumination | None = None
+        if self.rx is not None and t_wheel is not None and not game.result.processed:
+            lit = yield from self._illuminate()  # § 617b.5(d): after all wagers are placed
+            if lit is None:
+                yield from self._confirm([])
+                self._void(n, straights + ups, "no_illumination")
+                return
+        ball, why = yield from self._follow_spins(game)
+        if ball is not None and self.rx is not None and lit is None:
+            lit = yield from self._illuminate()  # a respin: the numbers are lit before its result is taken
+            if lit is None:
+                yield from self._confirm([])
+                self._void(n, straights + ups, "no_illumination")
+                return
+        yield from self._settle_round(n, ball, why, straights, ups, lit)
+
+    def _follow_spins(self, game: WheelGame):
+        """The round's game and, after a void one, the wheel's next games as respins (up to
+        ``respin_limit``): (the valid ``BallResult``, "") or (None, why the round is void)."""
+        cr = self.sc.croupier
+        for attempt in range(1, cr.respin_limit + 2):
+            self.stats["spins"] += 1
+            self._say("spin_command", {"attempt": attempt, "followed": True, "wheel_game": game.spin_id,
+                                       "after_power_up": game.after_power_up})
+            yield game.result | self.env.timeout(cr.spin_timeout_s)
+            ball, reason = self._judge(game.result.value if game.result.processed else None)
+            if reason is None:
+                self._say("spin_valid", {"attempt": attempt, "pocket": pocket_json(ball.pocket),
+                                         "ball_revolutions": ball.ball_revolutions, "wheel_game": game.spin_id})
+                return ball, ""
+            respin = attempt <= cr.respin_limit
+            self.stats["void_spins"] += 1
+            self._say("spin_void", {"attempt": attempt, "reason": reason, "respin": respin,
+                                    "wheel_game": game.spin_id})
+            if not respin:
+                break
+            nxt = yield from self._next_game()
+            if nxt is None:
+                return None, "wheel_power_off" if not getattr(self.dev.ball_wheel, "powered", True) else "no_wheel_game"
+            game = nxt
+        return None, "respin_limit"
 
     # ------------------------------------------------------------------ settlement
     def _settle_straights(self, straights, number, illumination: Illumination | None) -> tuple[int, int]:

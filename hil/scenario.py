@@ -91,6 +91,8 @@ class Croupier(pydantic.BaseModel):
     respin_limit: int = Field(3, ge=0)  # void spins respun at most this many times per round
     direction: Literal["alternate", "cw", "ccw", "random"] = "alternate"
     spin_timeout_s: float = Field(120.0, gt=0)
+    #: a wheel that powered off: how long the croupier waits for it to power up (once), then voids
+    power_up_timeout_s: float = Field(60.0, gt=0)
     top_slot_timeout_s: float = Field(60.0, gt=0)
     between_rounds_s: float = Field(5.0, ge=0)
     #: the countdown timers of § 690.6(d) and § 690.8(c)
@@ -141,6 +143,9 @@ class CroupierFaults(pydantic.BaseModel):
     ctw_double_replaced_first: bool = False
     # ---- Roulette (§§ 617b.4–617b.5)
     illuminate_before_no_more_bets: bool = False  # initiates the generator while betting is open (§ 617b.5(d))
+    #: at a table whose wheel announces "no more bets" itself: the croupier announces it and locks
+    #: the wagering device out this long after the wheel's announcement (§ 617b.4(c)(2))
+    follow_lockout_delay_s: float = Field(0.0, ge=0)
     straight_odds_on_lit: bool = False  # pays a lit winning straight at the paytable's straight odds (§ 617b.5(e))
     up_accept_mid_streak: bool = False  # accepts Roulette Up wagers after the starting number (§ 617b.4(d))
     up_continue_on_equal: bool = False  # an equal number continues the streak (§ 617b.4(g)(2)(i))

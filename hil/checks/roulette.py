@@ -9,6 +9,7 @@ Round 0 gives the table (``table``: wheel, paytables, progressive terms) and the
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import Counter
 from fractions import Fraction
@@ -834,16 +835,50 @@ class UpWagersOnDevice(UpCheck):
         return "pass", f"all {self.wagers} Roulette Up wagers are presses the device accepted in time", m
 
 
+def wheel_no_more_bets(rv: RoundView) -> Event | None:
+    """An automatic wheel's own "no more bets" that the croupier followed this round: the wheel's
+    last ``bets_closed`` report before the croupier's ``no_more_bets`` (None: a commanded wheel)."""
+    last = None
+    for e in rv.events:
+        if e.device != CROUPIER and e.kind == "bets_closed":
+            last = e
+        elif e.device == CROUPIER and e.kind == "no_more_bets":
+            return last
+    return None
+
+
 class UpLockout(Lockout):
     """§ 617b.4(c)(2): the progressive table game system includes "a mechanism, such as a
     lock-out button, that prevents the recognition of any progressive wager that a player
     attempts to place after the dealer has announced 'no more bets'" — no wager recognised once
     the lock-out took effect, and the device must take effect within the scenario's latency
-    budget. Bracketed by the rig's probe presses, as at a Crazy Time table."""
+    budget. Bracketed by the rig's probe presses, as at a Crazy Time table. At a table whose
+    automatic wheel announces "no more bets" itself (the croupier follows its cycle) the latency
+    is measured from the wheel's announcement (its ``bets_closed`` report: the receive time of its
+    state-4 line) to the lock-out taking effect, the rig's reaction and the command's wire time
+    included."""
 
     id = "RU-617b.4c2-lockout"
     section = "§ 617b.4(c)(2)"
     title = "No progressive wager recognised after the lock-out; latency within budget"
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.from_wheel = 0
+
+    def observe(self, rv: RoundView) -> None:
+        wheel = wheel_no_more_bets(rv)
+        if wheel is not None and rv.lockout_command is not None:
+            self.from_wheel += 1
+            rv = dataclasses.replace(rv, lockout_command=wheel)  # the reference instant: the wheel's line
+        super().observe(rv)
+
+    def verdict(self):
+        verdict, summary, m = super().verdict()
+        if self.from_wheel:
+            m = [*m, Measurement("rounds_timed_from_wheel", self.from_wheel, "rounds")]
+            summary += f" (timed from the wheel's own \"no more bets\" in {self.from_wheel} rounds)"
+        return verdict, summary, m
 
 
 # --------------------------------------------------------------------------- the wheel

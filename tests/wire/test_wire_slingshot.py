@@ -23,8 +23,9 @@ from hil.clock import WallClockEnvironment
 from hil.transport.ioloop import IoLoop
 from hil.transport.lines import LineLink
 from hil.wire.lines import MAX_LINE, Line, LineParser
-from hil.wire.slingshot import (DOUBLE_ZERO_WIN, MAX_SPIN, STATES, WARNINGS, LineError, Status, format_status,
-                                     parse_status, pocket_of, win_code)
+from hil.wire.slingshot import (DOUBLE_ZERO_WIN, MAX_SPIN, STATES, WARNINGS, BareWin, GameTracker, LineError, Power,
+                                Status, format_bare, format_power, format_status, parse_line, parse_status, pocket_of,
+                                win_code)
 
 WAIT_S = 5.0
 
@@ -39,7 +40,8 @@ def test_status_line_byte_by_byte():
     assert line == b"*X;5;007;32;9;030;1\r\n"
     assert parse_status(line) == Status(5, 7, 32, 9, 30, 1)
     assert Status(5, 7, 32, 9, 30, 1).warnings() == ["ball_removed", "void_game"]
-    assert format_status(Status(6, 0, 0, 15, 0, 0)) == b"*X;6;000;00;F;000;0\r\n"
+    assert format_status(Status(6, 0, 0, 15, 0, 0)) == b"*X;6;000; 0;F;000;0\r\n"  # space-padded, as the wheel
+    assert format_status(Status(6, 0, 0, 15, 0, 0), pad="zero") == b"*X;6;000;00;F;000;0\r\n"
 
 
 @settings(max_examples=300, deadline=None)
@@ -53,8 +55,8 @@ def test_round_trip(s: Status):
 @pytest.mark.parametrize("line", [b"*X;1;1;0;0;0;0", b"*X;3;123456789;5;a;7;1\n", b"*X;2;0042;07;f;999;0\r\n"])
 def test_widths_vary_and_hex_is_either_case(line: bytes):
     s = parse_status(line)
-    assert format_status(s) == b"*X;%d;%03d;%02d;%X;%03d;%d\r\n" % (s.state, s.spin, s.win, s.warning, s.speed_rpm,
-                                                                       s.direction)
+    assert format_status(s) == b"*X;%d;%03d;%2d;%X;%03d;%d\r\n" % (s.state, s.spin, s.win, s.warning, s.speed_rpm,
+                                                                      s.direction)
 
 
 @pytest.mark.parametrize(("line", "reason"), [
@@ -71,6 +73,8 @@ def test_widths_vary_and_hex_is_either_case(line: bytes):
     (b"*X;5;001;00;0;000;0;", "malformed status line"),
     (b" *X;5;001;00;0;000;0", "not a status line"),
     (b"*X;5;001;00;0;000;0\r\r\n", "malformed status line"),
+    (b"*X;5;001;  6;0;000;0", "malformed status line"),  # two spaces
+    (b"*X;5;001;6 ;0;000;0", "malformed status line"),  # padded on the wrong side
     (b"*X;\xff;001;00;0;000;0", "malformed status line"),
     (b"*X;5;\xd9\xa3;00;0;000;0", "malformed status line"),  # a non-ASCII digit is no digit
 ])
@@ -277,21 +281,23 @@ def test_adapter_turns_a_game_into_the_models_telemetry_and_double_zero_into_00(
         yield ev | env.timeout(WAIT_S)
         return ev
 
-    events, ev, fake = run_script("?wheel=double-zero", script)
+    events, ev, fake = run_script("?wheel=double-zero&mode=command", script)
     assert fake.heard[:2] == [b"*X", b"*K"]
     kinds = [k for k, _ in events]
     assert "wire_fault" not in kinds, [p for k, p in events if k == "wire_fault"]
     info = events[0][1]
     assert kinds[0] == "device_info" and info["wheel"] == "double-zero" and info["model"] == "slingshot-serial"
     assert len(info["pockets"]) == 38 and "00" in info["pockets"] and info["spin"] == 0
-    assert [k for k in kinds if k != "wheel_state"] == ["device_info", "ball_launch", "ball_drop", "ball_result"]
+    assert [k for k in kinds if k != "wheel_state"] == ["device_info", "game_start", "ball_launch", "bets_closed",
+                                                         "ball_result"]
     assert [p["state"] for k, p in events if k == "wheel_state"] == [6, 1, 2, 3, 4, 5, 6]
     r = ev.value
     assert r.pocket == "00" and info["pockets"][r.pocket_index] == "00" and r.spin_id == 1
     assert r.ball_revolutions is None and r.launch_speed_rps == 0.0 and not r.misspin
-    assert r.rotor_speed_rps == 31 / 60 and r.rotor_direction == "cw"  # the state-2 line's speed
-    assert r.start_time_s < r.launch_time_s < r.drop_time_s < r.stop_time_s
-    assert next(p for k, p in events if k == "ball_result") == vars(r)
+    assert r.rotor_speed_rps == 30 / 60 and r.rotor_direction == "cw"  # the game's first state-3 line's speed
+    assert r.start_time_s < r.launch_time_s < r.stop_time_s and r.drop_time_s is None  # the drop is not on the wire
+    result = next(p for k, p in events if k == "ball_result")
+    assert {k: result[k] for k in vars(r)} == vars(r) and result["start_seen"] and result["rotor_speed_rpm"] == 30
 
 
 def test_adapter_records_garbage_warnings_timeouts_and_impossible_numbers():
@@ -309,12 +315,14 @@ def test_adapter_records_garbage_warnings_timeouts_and_impossible_numbers():
         yield env.timeout(0.1)
         return unanswered, impossible
 
-    events, (unanswered, impossible), _fake = run_script("", script)
-    assert not unanswered.triggered and not impossible.triggered
+    events, (unanswered, impossible), _fake = run_script("?mode=command", script)
+    assert not unanswered.triggered
+    assert impossible.triggered and impossible.value.reason == "bad_win"  # the game is void: nothing to settle
     faults = [p for k, p in events if k == "wire_fault"]
     by_kind = [f["kind"] for f in faults]
-    assert by_kind == ["garbled_line"] * 4 + ["overlong", "garbled_line"] + ["ball_removed", "sensor_fault",
-                                                                             "wrong_direction", "timeout", "bad_win"]
+    # warnings 1 and 2 between games are the wheel's warnings, not faults; 4 (sensor/motor) is a fault
+    assert by_kind == ["garbled_line"] * 4 + ["overlong", "garbled_line"] + ["sensor_fault", "timeout", "bad_win"]
+    assert [p["bit"] for k, p in events if k == "wheel_warning"] == [1, 4, 2]
     sent = b"".join(garbage[:5])
     recorded = b"".join(bytes.fromhex(f["raw_hex"]) for f in faults[:6])
     assert recorded == sent, "every garbled byte is in the trace"
@@ -341,7 +349,7 @@ def test_fuzz_the_adapter_never_raises_and_records_every_bad_line(junk: list[byt
 
 def _parses(raw: bytes) -> bool:
     try:
-        parse_status(raw)
+        parse_line(raw)
     except LineError:
         return False
     return True
