@@ -1,0 +1,1 @@
+"""Peers the project did not write: devices implemented from the documentation alone."""
