@@ -125,13 +125,28 @@ class PressAnswer:
 class WageringDevice(Protocol):
     """Per-seat wagering buttons / bet terminals with the dealer's lock-out.
 
-    Telemetry kinds: ``device_info`` (``seats``), ``betting_open`` (``device_time_s``),
-    ``lockout_command`` (``device_time_s`` the command reached the device), ``press`` (the
+    Telemetry kinds: ``device_info`` (``seats``; ``button_stake_cents``: each seat's button stake,
+    where the device reports it), ``betting_open`` (``device_time_s``), ``lockout_command``
+    (``device_time_s`` the command reached the device; a real device's adapter adds
+    ``command_lo_s`` / ``command_hi_s``, the rig's bracket of the command write), ``press`` (the
     ``PressAnswer`` fields). The moment the lock-out *takes effect* inside the device is not
     observable on a real device and is not reported: the rig measures it from presses.
+
+    Every press the device answers — a player's at its seat buttons, the rig's through an
+    ``Actuator`` wired to those buttons, or one injected — is its press log, passed to each
+    ``watch`` callback. ``press`` and ``arm_probe`` are the optional *injection feature*
+    (``injection`` True): a black-box device has neither and is pressed through an actuator
+    (docs/wire/actuator.md).
     """
 
     name: str
+    #: the device has the injection feature (``press``, ``arm_probe``)
+    injection: bool
+
+    def watch(self, callback: Callable[[PressAnswer], None]) -> None:
+        """Call ``callback`` with every press the device answers from now on, whoever pressed, in
+        the simulation thread, in the order the device answered them."""
+        ...
 
     def open_betting(self) -> None:
         """Re-enable wagering for a new round."""
@@ -150,6 +165,54 @@ class WageringDevice(Protocol):
         reaches the device, press ``seat`` at each offset (s, >= 0, device-timed — so the
         measurement of where the device stops recognising wagers does not depend on the link).
         One event per press, succeeding with its ``PressAnswer``."""
+        ...
+
+
+# --------------------------------------------------------------------------- actuator (docs/wire/actuator.md)
+@dataclass(frozen=True)
+class Actuation:
+    """One press of a seat button by the rig's actuator (telemetry kind ``actuation``): the output
+    wired across the button's contact closed inside [``closed_lo_s``, ``closed_hi_s``] (the rig's
+    time: the output write's round trip, widened by the contact's delay and its spread), and opened
+    again at ``opened_s`` (None until then). ``ok`` False: the output could not be set (a wire
+    fault; ``detail`` says why) and the button was not pressed."""
+
+    actuation_id: int
+    seat: int
+    spot: str
+    coil: int
+    purpose: str  # "player" | "probe"
+    closed_lo_s: float
+    closed_hi_s: float
+    ok: bool = True
+    detail: str | None = None
+
+    @property
+    def uncertainty_s(self) -> float:
+        return (self.closed_hi_s - self.closed_lo_s) / 2
+
+
+@runtime_checkable
+class Actuator(Protocol):
+    """The rig's relay / digital-output module, its outputs wired across a wagering device's seat
+    buttons (docs/wire/actuator.md). A press closes the button's output for ``pulse_s``.
+
+    Telemetry kinds: ``device_info`` (``kind``, ``coils``: the wiring ``"SEAT:SPOT"`` -> coil,
+    ``pulse_s``, ``contact_delay_s``, ``contact_jitter_s``, ``match_window_s``), ``actuation`` (the
+    ``Actuation`` fields and ``uncertainty_s``, once the closing is bracketed), ``wire_fault``.
+    """
+
+    name: str
+    #: a log entry up to this long after the contact closed may be that press (the device's debounce)
+    match_window_s: float
+
+    def wired(self, seat: int, spot: str) -> bool:
+        """Whether seat ``seat``'s button for ``spot`` has an output wired across it."""
+        ...
+
+    def press(self, seat: int, spot: str, purpose: str = "player") -> simpy.Event:
+        """Press that button now (after the same button's previous press has ended); succeeds with
+        the ``Actuation`` once its closing is bracketed."""
         ...
 
 

@@ -135,6 +135,8 @@ class ProgressiveParams:
     """The controller's meters, in order (e.g. mega, major, minor for § 633b.21(g))."""
     link_id: str | None = None
     """A linked progressive (§ 605a.8): the id of the controller the tables share; None: standalone."""
+    button_stake_cents: int = 100
+    """The stake a press of a seat's physical wagering-device button wagers (the system's configuration)."""
 
     # ---- faults (defaults = healthy)
     lockout_ignored: bool = False
@@ -178,7 +180,7 @@ class ProgressiveParams:
         return WageringParams(seats=self.seats, answer_delay_s=self.answer_delay_s,
                               lockout_latency_mean_s=self.lockout_latency_mean_s,
                               lockout_latency_jitter_s=self.lockout_latency_jitter_s,
-                              lockout_ignored=self.lockout_ignored)
+                              lockout_ignored=self.lockout_ignored, button_stake_cents=self.button_stake_cents)
 
 
 @dataclass(frozen=True)

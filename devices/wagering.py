@@ -8,16 +8,29 @@ and takes effect after this round's latency, drawn from a gamma distribution wit
 jitter 0 = a fixed latency). A press is refused ("locked_out") when its timestamp is at or
 after the moment the lock-out took effect. That moment is not reported (a real device does not
 report it); ``lockout_effective_time_s`` holds it as ground truth for tests.
+
+The seat buttons are a physical input (``button(seat, spot, closed)``): a contact closed by a
+player or by the rig's actuator wired across it (several closers of one contact are a wired OR).
+The device registers a press at each closing edge, with the seat's button stake
+(``button_stake_cents``, the device's configuration), and answers it like any press. Players the
+rig does not drive (``foreign_press_rate_hz``: a Poisson stream of presses of random seat buttons
+while betting is open, each held ``foreign_hold_s``) press these buttons too. ``press`` and
+``arm_probe`` are the model's injection feature (docs/wire/modbus-wagering.md), kept for firmware
+developers and for benches without an actuator.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import simpy
 
 from devices.contracts import PressAnswer, Telemetry, payload
+
+#: the Crazy Time betting options a player who is not the rig's presses (``foreign_spots`` default)
+CRAZY_TIME_SPOTS = ("1", "2", "5", "10", "coin-flip", "cash-hunt", "pachinko", "crazy-time")
 
 
 @dataclass(frozen=True)
@@ -37,6 +50,18 @@ class WageringParams:
     lockout_latency_jitter_s: float = 0.001
     """Standard deviation of that latency (gamma distributed, > 0; 0 = fixed)."""
 
+    button_stake_cents: int = 100
+    """The stake a press of a seat's physical button wagers (every seat; the device's configuration)."""
+    foreign_press_rate_hz: float = 0.0
+    """Players the rig does not drive (a real player at the table): mean rate of their presses of
+    the seat buttons while betting is open (Poisson; 0 = none)."""
+    foreign_seats: tuple[int, ...] = ()
+    """The seats those players press (empty: any seat)."""
+    foreign_spots: tuple[str, ...] = CRAZY_TIME_SPOTS
+    """The betting options they press."""
+    foreign_hold_s: float = 0.12
+    """How long such a player holds a button."""
+
     # ---- faults (defaults = healthy)
     lockout_ignored: bool = False
     """The device ignores the lock-out command and keeps accepting wagers."""
@@ -54,10 +79,19 @@ class WageringParams:
             raise ValueError(f"lockout_latency_mean_s must be > 0, not {self.lockout_latency_mean_s}")
         if self.lockout_latency_jitter_s < 0:
             raise ValueError(f"lockout_latency_jitter_s must be >= 0, not {self.lockout_latency_jitter_s}")
+        if self.button_stake_cents <= 0:
+            raise ValueError(f"button_stake_cents must be > 0, not {self.button_stake_cents}")
+        if self.foreign_press_rate_hz < 0 or not self.foreign_hold_s > 0:
+            raise ValueError("foreign_press_rate_hz must be >= 0 and foreign_hold_s > 0")
+        if any(not 1 <= s <= self.seats for s in self.foreign_seats) or (self.foreign_press_rate_hz
+                                                                           and not self.foreign_spots):
+            raise ValueError(f"foreign_seats must be seats 1..{self.seats}, and foreign_spots not empty")
 
 
 class WageringSim:
     """SimPy model of the wagering device implementing ``devices.contracts.WageringDevice``."""
+
+    injection = True  # the model has the injection feature (``press``, ``arm_probe``)
 
     def __init__(self, env: simpy.Environment, params: WageringParams, rng: np.random.Generator,
                  telemetry: Telemetry, name: str = "wagering") -> None:
@@ -65,11 +99,16 @@ class WageringSim:
         self._betting_opened = False
         self._press_id = 0
         self._armed: list = []  # (seat, spot, stake, offset) and its event, fired by the next lock-out
+        self._locked = False
+        self._round = 0  # counts open_betting: a probe's presses belong to the round that armed them
+        self._closed: dict[tuple[int, str], int] = {}  # a button's closers (a wired OR): > 0 = contact closed
+        self._watchers: list[Callable[[PressAnswer], None]] = []
         #: Ground truth for tests (never telemetry): when this round's lock-out took effect.
         self.lockout_effective_time_s: float | None = None
         #: Ground truth for tests: this round's drawn latency.
         self.lockout_latency_s: float | None = None
-        telemetry(name, "device_info", {"seats": params.seats})
+        telemetry(name, "device_info", {"seats": params.seats,
+                                        "button_stake_cents": [params.button_stake_cents] * params.seats})
 
     def draw_lockout_latency_s(self) -> float:
         """One lock-out latency: gamma with the configured mean and standard deviation."""
@@ -79,27 +118,64 @@ class WageringSim:
         shape = (mean / sd) ** 2
         return float(self.rng.gamma(shape, sd * sd / mean))
 
+    def watch(self, callback: Callable[[PressAnswer], None]) -> None:
+        """Every press answered from now on, whoever pressed, goes to ``callback`` (the press log)."""
+        self._watchers.append(callback)
+
     def open_betting(self) -> None:
-        """Re-enable wagering for a new round."""
+        """Re-enable wagering for a new round; disarms a probe not yet pressed."""
         self._betting_opened = True
+        self._locked = False
+        self._round += 1
+        self._armed = []
         self.lockout_effective_time_s = None
         self.lockout_latency_s = None
         self.telemetry(self.name, "betting_open", {"device_time_s": self.env.now})
+        if getattr(self.params, "foreign_press_rate_hz", 0.0) > 0:  # a subclass's params may not carry the knob
+            self.env.process(self._foreign_players(self._round))
+
+    def _foreign_players(self, rnd: int):
+        """Players the rig does not drive press random seat buttons while this round's betting is open."""
+        p, rng = self.params, self.rng
+        seats = p.foreign_seats or tuple(range(1, p.seats + 1))
+        while True:
+            yield self.env.timeout(float(rng.exponential(1.0 / p.foreign_press_rate_hz)))
+            if self._round != rnd or self._locked:
+                return
+            button = (int(seats[int(rng.integers(len(seats)))]), str(p.foreign_spots[int(rng.integers(len(p.foreign_spots)))]))
+            self.button(*button, True)
+            release = self.env.timeout(p.foreign_hold_s)
+            release.callbacks.append(lambda _e, b=button: self.button(*b, False))
+
+    def button(self, seat: int, spot: str, closed: bool) -> None:
+        """The contact of seat ``seat``'s button for ``spot`` closes (``closed``) or opens now. A
+        closing edge (no other closer holding it) is a press, with the seat's button stake."""
+        key = (seat, str(spot))
+        n = self._closed.get(key, 0)
+        self._closed[key] = n + 1 if closed else max(0, n - 1)
+        if closed and n == 0:
+            self.press(seat, str(spot), self.params.button_stake_cents)
 
     def lock_out(self) -> None:
         """The dealer's lock-out command, reaching the device now; takes effect after the latency."""
+        if self._locked:
+            return  # a repeated lock-out in a round changes nothing: the latency runs from the first
+        self._locked = True
         now = self.env.now
         self.telemetry(self.name, "lockout_command", {"device_time_s": now})
         latency = self.draw_lockout_latency_s()
         self.lockout_latency_s = latency
         self.lockout_effective_time_s = None if self.params.lockout_ignored else now + latency
         armed, self._armed = self._armed, []
+        rnd = self._round
         for (seat, spot, stake_cents, offset), done in armed:
             fire = self.env.timeout(offset)
-            fire.callbacks.append(lambda _e, a=(seat, spot, stake_cents), d=done: self._fire(a, d))
+            fire.callbacks.append(lambda _e, a=(seat, spot, stake_cents), d=done: self._round == rnd and self._fire(a, d))
 
     def arm_probe(self, seat: int, spot: str, stake_cents: int, offsets_s) -> list[simpy.Event]:
-        """The rig's actuator presses ``seat`` at each offset after the next lock-out command."""
+        """The device presses ``seat`` at each offset after the next lock-out command (replacing a
+        probe armed and not yet pressed; opening betting disarms it)."""
+        self._armed = []
         events = []
         for offset in offsets_s:
             if not offset >= 0:
@@ -143,3 +219,5 @@ class WageringSim:
 
     def _answer(self, event: simpy.Event) -> None:
         self.telemetry(self.name, "press", payload(event.value))
+        for watcher in self._watchers:
+            watcher(event.value)

@@ -24,7 +24,7 @@ import pydantic
 import simpy
 
 from devices.coin_flipper import CoinFlipperParams, CoinFlipperSim
-from devices.contracts import (CoinFlipper, CrazyTimeWorldWheel, LockoutCounter, MoneyWheel, MultiplierBoard,
+from devices.contracts import (Actuator, CoinFlipper, CrazyTimeWorldWheel, LockoutCounter, MoneyWheel, MultiplierBoard,
                                MultiplierIlluminator, PachinkoBoard, ProgressiveSystem, RouletteWheel, Telemetry,
                                TopSlot, WageringDevice)
 from devices.card_shoe import CardShoeParams, CardShoeSim
@@ -37,6 +37,7 @@ from devices.progressive import ProgressiveParams, ProgressiveTableSim
 from devices.roulette_wheel import RouletteWheelParams, RouletteWheelSim
 from devices.top_slot import TopSlotParams, TopSlotSim
 from devices.wagering import WageringParams, WageringSim
+from devices.actuator import PROGRESSIVE_SPOTS, WAGERING_SPOTS, ActuatorParams, SimActuator, Wiring
 from hil.config import ConfigError, dotted, parse_toml, read_text, validate
 from hil.wire.url import ModbusUrl
 from hil.transport.visa import CounterConfig
@@ -55,7 +56,7 @@ ROULETTE_ROLES = ("ball_wheel", "illuminator", "roulette_wagering")
 #: Every role, in the order their seeds are spawned (new roles are appended: old streams unchanged).
 #: A card table's: the shoe with its card reader, the progressive table game system (§ 605a.7).
 CARD_ROLES = ("shoe", "progressive")
-ROLES = BASE_ROLES + BONUS_ROLES + ROULETTE_ROLES + CARD_ROLES
+ROLES = BASE_ROLES + BONUS_ROLES + ROULETTE_ROLES + CARD_ROLES + ("actuator",)
 #: The roles a game's scenarios use (only those are built for a scenario).
 GAME_ROLES = {"crazy-time": BASE_ROLES + BONUS_ROLES, "roulette": ROULETTE_ROLES, "blackjack": CARD_ROLES,
               # the poker tables: the shoe (one deck) with its card reader; Crazy 4 Poker's wager
@@ -63,7 +64,16 @@ GAME_ROLES = {"crazy-time": BASE_ROLES + BONUS_ROLES, "roulette": ROULETTE_ROLES
               # not modelled: the players' requests are recorded with their instrument)
               "uth": ("shoe",), "criss-cross": ("shoe",), "crazy-4": ()}
 Role = Literal["wheel", "top_slot", "wagering", "board", "coin_flipper", "pachinko", "ctw_wheel",
-               "ball_wheel", "illuminator", "roulette_wagering", "shoe", "progressive"]
+               "ball_wheel", "illuminator", "roulette_wagering", "shoe", "progressive", "actuator"]
+#: The rig's actuator (docs/wire/actuator.md): a relay / DO module wired across the seat buttons of
+#: the table's wagering role (``WAGERING_ROLE``). Not built unless the bench (or a scenario's
+#: ``bench.actuator``) names it; its seed is spawned after every other role's.
+ACTUATOR = "actuator"
+#: the fields of ``[devices.actuator]`` (``devices.actuator.ActuatorParams``), for every kind
+ACTUATOR_FIELDS = tuple(f.name for f in dataclasses.fields(ActuatorParams))
+#: a game's wagering role: the device whose seat buttons the actuator presses, and its spot enum
+WAGERING_ROLE = {"crazy-time": ("wagering", WAGERING_SPOTS), "roulette": ("roulette_wagering", None),
+                 "blackjack": ("progressive", PROGRESSIVE_SPOTS)}
 
 #: role -> (sim model name, params dataclass)
 SIM_MODELS: dict[str, tuple[str, type]] = {
@@ -81,6 +91,7 @@ SIM_MODELS: dict[str, tuple[str, type]] = {
     "roulette_wagering": ("progressive-system", ProgressiveParams),
     "shoe": ("card-shoe", CardShoeParams),
     "progressive": ("progressive-system", ProgressiveParams),
+    "actuator": ("actuator", ActuatorParams),
 }
 
 DEFAULT_BENCH_RESOURCE = "data/default_bench.toml"
@@ -104,6 +115,16 @@ class DeviceConfig(pydantic.BaseModel):
     timeout_s: float = pydantic.Field(0.5, gt=0)
     poll_period_s: float = pydantic.Field(0.002, gt=0)
     control: str | None = None
+    #: the actuator's fields (role ``actuator`` only; docs/wire/actuator.md)
+    pulse_s: float | None = None
+    contact_delay_s: float | None = None
+    contact_jitter_s: float | None = None
+    match_window_s: float | None = None
+    buttons: dict[str, int] | None = None
+
+    def actuator_fields(self) -> dict[str, Any]:
+        """The actuator fields the file sets."""
+        return {k: getattr(self, k) for k in ACTUATOR_FIELDS if getattr(self, k) is not None}
 
     @pydantic.model_validator(mode="after")
     def _fields_of_kind(self) -> DeviceConfig:
@@ -186,6 +207,32 @@ def parse_bench(text: str, source: str) -> LoadedBench:
     data, lines = parse_toml(text, source)
     config = validate(BenchConfig, data, source, lines)
     for role, dev in config.devices.items():
+        if role != ACTUATOR:
+            if given := [k for k in ACTUATOR_FIELDS if getattr(dev, k) is not None]:
+                raise ConfigError(source, lines.line(("devices", role, given[0])), f"devices.{role}.{given[0]}",
+                                  "an actuator field: only [devices.actuator] takes it")
+        else:
+            if dev.params:
+                raise ConfigError(source, lines.line(("devices", role, "params")), f"devices.{role}.params",
+                                  "the actuator takes its fields directly (pulse_s, contact_delay_s, "
+                                  "contact_jitter_s, match_window_s, buttons), not params")
+            for loc, msg in check_params(role, dev.actuator_fields()):
+                path = ("devices", role, *loc)
+                raise ConfigError(source, lines.line(path), dotted(path), msg)
+            for spots in (WAGERING_SPOTS, PROGRESSIVE_SPOTS):
+                try:
+                    if dev.buttons is not None and any(k.partition(":")[2] in spots for k in dev.buttons):
+                        Wiring.of(spots, 8, dev.buttons)
+                except ValueError as exc:
+                    raise ConfigError(source, lines.line(("devices", role, "buttons")), f"devices.{role}.buttons",
+                                      str(exc)) from None
+            if dev.kind == "modbus":
+                try:
+                    ModbusUrl.parse(dev.url)
+                except ValueError as exc:
+                    raise ConfigError(source, lines.line(("devices", role, "url")), f"devices.{role}.url",
+                                      str(exc)) from None
+            continue
         if dev.kind != "sim" and (role, dev.kind) not in ADAPTERS:
             raise ConfigError(source, lines.line(("devices", role, "kind")), f"devices.{role}.kind",
                               f"no {dev.kind} protocol for {role}: kind is one of "
@@ -233,6 +280,7 @@ class Devices:
     shoe: CardShoeSim | None = None
     progressive: ProgressiveSystem | None = None
     lockout_counter: LockoutCounter | None = None
+    actuator: Actuator | None = None
 
 
 def _relative(path: str, source: str) -> Path:
@@ -265,6 +313,9 @@ ADAPTERS = {
     ("wagering", "serial"): "hil.adapters.serial_wagering:SerialWageringDevice",
     # the vendor's line protocol (docs/wire/slingshot-roulette.md), not the project's frames
     ("ball_wheel", "serial"): "hil.adapters.serial_roulette_wheel:SlingshotRouletteWheel",
+    # the rig's actuator (docs/wire/actuator.md): a Modbus DO module, a serial relay board
+    ("actuator", "modbus"): "hil.adapters.actuator_modbus:ModbusActuator",
+    ("actuator", "serial"): "hil.adapters.actuator_serial:SerialActuator",
 }
 
 
@@ -348,6 +399,9 @@ def build_devices(
                 adapter = adapter_cls(env, io, dev.url, telemetry, role, dev.timeout_s)
             setattr(built.devices, role, adapter)
             built.closers.append(adapter.close)
+        if ACTUATOR in cfg.devices or ACTUATOR in overrides:
+            built.devices.actuator = _build_actuator(env, bench, overrides.get(ACTUATOR, {}), built, roles,
+                                                     role_seeds[ACTUATOR], telemetry, io)
         if (counter_cfg := cfg.instruments.get("lockout_counter")) is not None:
             from hil.adapters.visa_counter import VisaLockoutCounter
 
@@ -357,3 +411,34 @@ def build_devices(
         built.close()
         raise
     return built
+
+
+class BenchError(ValueError):
+    """A bench that cannot run this scenario (exit 2 with the message)."""
+
+
+def _build_actuator(env, bench: LoadedBench, override: dict[str, Any], built: Built, roles: tuple[str, ...],
+                    seed: np.random.SeedSequence, telemetry: Telemetry, io: Any) -> Actuator:
+    """The actuator, wired across the seat buttons of the table's wagering role (``roles`` tell the
+    game): the bench's ``[devices.actuator]`` fields overlaid by the scenario's ``bench.actuator``."""
+    dev = bench.config.device(ACTUATOR)
+    game = next((g for g, r in GAME_ROLES.items() if r == roles), None)
+    role, spots = WAGERING_ROLE.get(game, (None, None))
+    if role is None:
+        raise BenchError(f"devices.actuator: a {game} table has no wagering device whose buttons it could press")
+    target = getattr(built.devices, role)
+    if spots is None:  # the Roulette table's: a progressive system, or the plain wagering device
+        spots = PROGRESSIVE_SPOTS if hasattr(target, "confirm_wagers") else WAGERING_SPOTS
+    p = sim_params(ACTUATOR, dev.actuator_fields(), override)
+    seats = int(getattr(getattr(target, "params", None), "seats", 0) or getattr(target, "seats", 0) or 8)
+    wiring = Wiring.of(spots, seats, p.buttons)
+    built.params[ACTUATOR] = {**dataclasses.asdict(p), "kind": dev.kind, "wired_to": role}
+    if dev.kind == "sim":
+        if not hasattr(target, "button"):
+            raise BenchError(f"devices.actuator: a sim actuator presses a simulated device's buttons; "
+                             f"devices.{role} is {bench.config.device(role).kind}")
+        return SimActuator(env, p, wiring, target, np.random.Generator(np.random.PCG64(seed)), telemetry)
+    module, cls = ADAPTERS[(ACTUATOR, dev.kind)].split(":")
+    adapter = getattr(importlib.import_module(module), cls)(env, io, dev, p, wiring, telemetry)
+    built.closers.append(adapter.close)
+    return adapter

@@ -31,8 +31,9 @@ from collections.abc import Sequence
 import numpy as np
 import simpy
 
-from devices.contracts import PressAnswer, SpinStop, TopSlotStop, WageringDevice
-from hil.bench import Devices
+from devices.actuator import Attribution, Entry, attribute
+from devices.contracts import Actuation, Actuator, PressAnswer, SpinStop, TopSlotStop, WageringDevice
+from hil.bench import BenchError, Devices
 from hil.bonus import BonusCroupier
 from hil.lockout import BoundarySearch
 from hil.scenario import CroupierFaults, Scenario
@@ -55,20 +56,42 @@ class TableCroupier:
     ``wagering=None`` and never presses."""
 
     def __init__(self, env: simpy.Environment, wagering: WageringDevice | None, trace: TraceWriter,
-                 scenario: Scenario, rng: np.random.Generator) -> None:
+                 scenario: Scenario, rng: np.random.Generator, actuator: Actuator | None = None) -> None:
         self.env, self.wagering, self.trace, self.sc, self.rng = env, wagering, trace, scenario, rng
         self.faults: CroupierFaults = scenario.croupier_faults
         # The players' many small draws come from a stdlib generator seeded from ``rng``
         # (numpy's per-call overhead dominates for single draws); still one seed for the run.
         self.prng = random.Random(int(rng.integers(2**63)))
+        #: this round's press log: every press the device answered, whoever pressed (``watch``)
         self.answers: list[PressAnswer] = []
         pr = scenario.lockout.probe
         self.search = BoundarySearch.for_budget(scenario.lockout.budget_s, pr.step_s, pr.presses) if pr else None
         self.probe_answers: list[tuple[float, bool]] = []
-        #: this round's presses made by the rig's own actuator (the lock-out probe): never wagers
+        #: this round's presses made by the rig as the lock-out probe: never wagers
         self.probe_press_ids: set[int] = set()
+        #: this round's presses the rig injected for its players (the injection feature)
+        self.rig_press_ids: set[int] = set()
+        #: the rig's actuator (docs/wire/actuator.md): with one, every press is an actuation
+        self.actuator = actuator
+        self.actuations: list[Actuation] = []
+        self._attribution: Attribution | None = None
+        self._t_lock = 0.0
         self.chips: list[tuple[float, int, str, int]] = []  # a card table's: (time, seat, wager, stake)
         self.stats: dict[str, int] = {}
+        if wagering is not None:
+            watch = getattr(wagering, "watch", None)
+            if watch is not None:
+                watch(self.answers_append)
+            if actuator is None and not getattr(wagering, "injection", True):
+                raise BenchError(f"{wagering.name}: the device has no press injection and the bench no actuator "
+                                 "to press its buttons: add [devices.actuator] (docs/wire/actuator.md)")
+            if actuator is not None and pr is not None and not self._buttons(pr.seat):
+                raise BenchError(f"devices.actuator: the lock-out probe presses seat {pr.seat}, and none of its "
+                                 "buttons is wired (buttons table)")
+
+    def answers_append(self, answer: PressAnswer) -> None:
+        """The device's press log, as it answers: every press, whoever pressed."""
+        self.answers.append(answer)
 
     def _say(self, kind: str, payload: dict | None = None) -> None:
         self.trace.record(CROUPIER, kind, payload)
@@ -145,33 +168,66 @@ class TableCroupier:
         self._say("round_end", {"round": n, "void": True, "reason": reason, "wagers": len(wagers)})
 
     # ------------------------------------------------------------------ presses
-    def _press_at(self, at: float, seat: int, spot: str, stake_cents: int) -> None:
-        """A seat press at absolute time ``at``: one timeout whose callback presses (no process
-        per press — a round holds dozens)."""
-        ev = self.env.timeout(max(0.0, at - self.env.now))
-        ev.callbacks.append(lambda _e: self.wagering.press(seat, spot, stake_cents).callbacks.append(self._collect))
+    def _buttons(self, seat: int, spots: Sequence[str] | None = None) -> list[str]:
+        """The spots of ``seat`` the rig can press (with an actuator: the wired buttons)."""
+        if self.actuator is None:
+            return list(spots or ())
+        wiring = getattr(self.actuator, "wiring", None)
+        wired = wiring.seat_buttons(seat) if wiring is not None else list(spots or ())
+        return [s for s in wired if spots is None or s in spots]
 
-    def _collect(self, ev: simpy.Event) -> None:
+    def _press_at(self, at: float, seat: int, spot: str, stake_cents: int, purpose: str = "player") -> None:
+        """A seat press at absolute time ``at``: one timeout whose callback presses (no process
+        per press — a round holds dozens). With an actuator the button is actuated (its stake is the
+        device's button stake, never ``stake_cents``); an unwired button is not pressed. Without
+        one the device's injection feature presses it."""
+        ev = self.env.timeout(max(0.0, at - self.env.now))
+        if self.actuator is not None:
+            if not self.actuator.wired(seat, spot):
+                return
+            ev.callbacks.append(lambda _e: self.actuator.press(seat, spot, purpose).callbacks.append(self._actuated))
+        else:
+            ev.callbacks.append(lambda _e: self.wagering.press(seat, spot, stake_cents).callbacks.append(self._injected))
+
+    def _actuated(self, ev: simpy.Event) -> None:
         if ev.ok:
-            self.answers.append(ev.value)
+            self.actuations.append(ev.value)
+
+    def _injected(self, ev: simpy.Event) -> None:
+        if ev.ok:
+            self.rig_press_ids.add(ev.value.press_id)
 
     def _schedule_lockout_presses(self, t_lock: float, probe_spot: str, late_spots: Sequence[str]) -> None:
-        """Arm the rig's press actuator for the lock-out: presses where the boundary search says
-        (random phase per round) and a sentinel press at the budget — so every round shows
-        whether the device had locked out within its budget, whatever the window found. And,
-        sometimes, a player's late press (on one of ``late_spots``) just after "no more bets"."""
+        """The rig's lock-out probe: presses where the boundary search says (random phase per round)
+        and a sentinel press at the budget — so every round shows whether the device had locked out
+        within its budget, whatever the window found. With an actuator they are actuations at
+        ``t_lock`` + offset, by the rig's clock, each on another wired button of the probe seat (a
+        button's presses cannot be closer than its pulse); without one, the device's armed probe.
+        And, sometimes, a player's late press (on one of ``late_spots``) just after "no more bets"."""
         pr, pl, rng = self.sc.lockout.probe, self.sc.players, self.rng
+        self._t_lock = t_lock
         if pr is not None:
             offsets = sorted(self.search.offsets(float(rng.random())) + [self.sc.lockout.budget_s])
-            self._say("lockout_probe", {"offsets_s": [round(o, 9) for o in offsets], "seat": pr.seat})
-            armed = self.wagering.arm_probe(pr.seat, probe_spot, pr.stake_cents, offsets)
-            for off, ev in zip(offsets, armed):
-                ev.callbacks.append(self._collect)
-                ev.callbacks.append(lambda e, off=off: self._probe_answered(off, e))
+            self._say("lockout_probe", {"offsets_s": [round(o, 9) for o in offsets], "seat": pr.seat,
+                                        "via": "injection" if self.actuator is None else "actuator"})
+            if self.actuator is not None:
+                # aimed so the closing's bracket ends at the offset: the declared contact delay and spread
+                # ahead (a sentinel that closes past the budget could only straddle it)
+                p = getattr(self.actuator, "params", None)
+                lead = float(getattr(p, "contact_delay_s", 0.0)) + float(getattr(p, "contact_jitter_s", 0.0))
+                buttons = self._buttons(pr.seat)
+                for i, off in enumerate(offsets):
+                    self._press_at(t_lock + off - lead, pr.seat, buttons[i % len(buttons)], pr.stake_cents,
+                                   purpose="probe")
+            else:
+                armed = self.wagering.arm_probe(pr.seat, probe_spot, pr.stake_cents, offsets)
+                for off, ev in zip(offsets, armed):
+                    ev.callbacks.append(lambda e, off=off: self._probe_answered(off, e))
         if pl.count and late_spots and rng.random() < pl.late_press_probability:
             late = t_lock + float(rng.uniform(0, pl.late_press_window_s))
-            self._press_at(late, int(rng.integers(1, pl.count + 1)), late_spots[int(rng.integers(len(late_spots)))],
-                           100 * int(rng.integers(1, 11)))
+            seat = int(rng.integers(1, pl.count + 1))
+            spot = late_spots[int(rng.integers(len(late_spots)))]
+            self._press_at(late, seat, spot, 100 * int(rng.integers(1, 11)))
 
     def _probe_answered(self, offset_s: float, ev: simpy.Event) -> None:
         if ev.ok:
@@ -179,36 +235,102 @@ class TableCroupier:
         self.probe_answers.append((offset_s, ev.ok and ev.value.accepted))
 
     def _new_round_presses(self) -> None:
-        self.answers, self.probe_answers, self.probe_press_ids = [], [], set()
+        self.answers.clear()
+        self.probe_answers, self.probe_press_ids, self.rig_press_ids = [], set(), set()
+        self.actuations, self._attribution = [], None
+
+    def _clock_uncertainty_s(self) -> float:
+        clock = getattr(self.wagering, "clock", None)  # a real device's clock map: its uncertainty
+        return float(getattr(clock, "uncertainty_s", 0.0) or 0.0)
+
+    def _attribute(self) -> Attribution:
+        """Who made each press of this round's log (docs/wire/actuator.md, "Matching a log entry to
+        its actuation"), recorded once: ``press_attributed`` for each press the rig did not make (by
+        ``foreign``, "not made by the rig"; or a ``duplicate`` of an actuation) and for each actuation's
+        press (by ``rig``), ``actuation_lost`` for an actuation the device never registered. Without an
+        actuator the rig's presses are the ones its injection answered."""
+        if self._attribution is not None:
+            return self._attribution
+        if self.actuator is None:
+            mine = self.rig_press_ids | self.probe_press_ids
+            att = Attribution(foreign=[a.press_id for a in self.answers if a.press_id not in mine])
+        else:
+            entries = [Entry(a.press_id, a.seat, a.spot, a.device_time_s) for a in self.answers]
+            att = attribute(self.actuations, entries, self._clock_uncertainty_s(), self.actuator.match_window_s)
+            by_id = {a.actuation_id: a for a in self.actuations}
+            answers = {a.press_id: a for a in self.answers}
+            for pid, aid in sorted(att.matched.items()):
+                act = by_id[aid]
+                if act.purpose == "probe":
+                    self.probe_press_ids.add(pid)
+                    off = (act.closed_lo_s + act.closed_hi_s) / 2 - self._t_lock
+                    self.probe_answers.append((off, answers[pid].accepted))
+                else:
+                    self.rig_press_ids.add(pid)
+                self._say("press_attributed", {"press_id": pid, "by": "rig", "actuation_id": aid,
+                                               "purpose": act.purpose})
+            for pid, aid in sorted(att.duplicates.items()):
+                self._say("press_attributed", {"press_id": pid, "by": "duplicate", "actuation_id": aid,
+                                               "detail": f"a second press registered for actuation {aid}"})
+            for aid in att.lost:
+                act = by_id[aid]
+                self._say("actuation_lost", {"actuation_id": aid, "seat": act.seat, "spot": act.spot,
+                                             "purpose": act.purpose, "coil": act.coil})
+            self.stats["actuations_lost"] = self.stats.get("actuations_lost", 0) + len(att.lost)
+            self.stats["duplicate_presses"] = self.stats.get("duplicate_presses", 0) + len(att.duplicates)
+        answers = {a.press_id: a for a in self.answers}
+        for pid in att.foreign:
+            a = answers[pid]
+            self._say("press_attributed", {"press_id": pid, "by": "foreign", "seat": a.seat, "spot": a.spot,
+                                           "device_time_s": a.device_time_s, "accepted": a.accepted,
+                                           "reason": a.reason, "detail": "not made by the rig"})
+        if att.foreign:
+            self.stats["foreign_presses"] = self.stats.get("foreign_presses", 0) + len(att.foreign)
+        self._attribution = att
+        return att
 
     def _player_presses(self, t_no_more_bets: float, spots: Sequence[str] | None = None) -> list[PressAnswer]:
         """The one path from an accepted press to a wager, for every table (§ 690.2(a),
         § 617b.4(c)(2), § 633b.17(c)(2)): a press is a player's wager only if the device accepted it
         *before* the croupier's "no more bets" instant ``t_no_more_bets`` (device time, mapped into
         the rig's time by the adapter: before it by more than the clock map's uncertainty, so a
-        press only possibly before it is refused) and it is not the rig's own actuator press (the lock-out
-        probe: its presses are measurements, never wagers). A press the device accepted at or after
-        the instant — even inside its allowed lock-out latency — is refused here and recorded
+        press only possibly before it is refused) and it is not the rig's lock-out probe (its
+        presses are measurements, never wagers). A press the device accepted at or after the
+        instant — even inside its allowed lock-out latency — is refused here and recorded
         (``wager_rejected`` with its ``press_id`` and ``latency_s`` after "no more bets"); it is
-        never collected, paid or confirmed to a progressive system. Returns the on-time player
-        presses (on ``spots`` when given), in device-time order."""
+        never collected, paid or confirmed to a progressive system. A press the rig did not make
+        (``_attribute``: a real player at the table) is refused, reason "not made by the rig", unless
+        the scenario's ``players.foreign_presses`` is ``settle``; a duplicate of an actuation is
+        refused. So every accepted press of the log is a wager or has a recorded rejection. Returns
+        the on-time player presses (on ``spots`` when given), in device-time order."""
         out: list[PressAnswer] = []
-        clock = getattr(self.wagering, "clock", None)  # a real device's clock map: its uncertainty
-        u = float(getattr(clock, "uncertainty_s", 0.0) or 0.0)
+        u = self._clock_uncertainty_s()
+        att = self._attribute()
+        foreign = set(att.foreign)
+        settle_foreign = self.sc.players.foreign_presses == "settle"
         for a in sorted(self.answers, key=lambda a: (a.device_time_s, a.press_id)):
             if not a.accepted or a.press_id in self.probe_press_ids:
                 continue
             if spots is not None and a.spot not in spots:
                 continue
             if a.device_time_s + u >= t_no_more_bets:  # not provably before "no more bets"
-                self._say("wager_rejected", {"kind": "press", "seat": a.seat, "press_id": a.press_id,
-                                             "spot": a.spot, "stake_cents": a.stake_cents,
-                                             "latency_s": round(a.device_time_s - t_no_more_bets, 9),
-                                             "clock_uncertainty_s": u, "reason": "placed after no more bets"})
+                self._reject(a, "placed after no more bets", latency_s=round(a.device_time_s - t_no_more_bets, 9),
+                             clock_uncertainty_s=u)
                 self.stats["late_presses_refused"] = self.stats.get("late_presses_refused", 0) + 1
+                continue
+            if a.press_id in att.duplicates:
+                self._reject(a, f"duplicate of actuation {att.duplicates[a.press_id]}")
+                continue
+            if a.press_id in foreign and not settle_foreign:
+                if not self.faults.ignore_foreign_presses:  # the fault: dropped without a record
+                    self._reject(a, "not made by the rig")
                 continue
             out.append(a)
         return out
+
+    def _reject(self, a: PressAnswer, reason: str, **extra) -> None:
+        self._say("wager_rejected", {"kind": "press", "seat": a.seat, "press_id": a.press_id, "spot": a.spot,
+                                     "stake_cents": a.stake_cents, **extra, "reason": reason})
 
     def _confirm_presses(self, presses: Sequence[PressAnswer]):
         """A progressive system increments its meters only for the wagers the dealer confirms
@@ -222,6 +344,7 @@ class TableCroupier:
         return ev.value if ev.processed else None
 
     def _update_search(self) -> None:
+        self._attribute()  # the actuator's probe answers come from the attribution
         if self.search is not None and self.probe_answers:
             self.search.update(self.probe_answers)
 
@@ -236,7 +359,7 @@ class CrazyTimeController(TableCroupier):
         rules: RulesSubmission,
         rng: np.random.Generator,
     ) -> None:
-        super().__init__(env, devices.wagering, trace, scenario, rng)
+        super().__init__(env, devices.wagering, trace, scenario, rng, actuator=devices.actuator)
         self.dev, self.rules = devices, rules
         self.spin_count = 0
         self.t_no_more_bets = 0.0
@@ -358,8 +481,11 @@ class CrazyTimeController(TableCroupier):
         lo_wagers, hi_wagers = pl.wagers_per_player
         lo_stake, hi_stake = pl.stake_cents[0] // 100, pl.stake_cents[1] // 100
         for seat in range(1, pl.count + 1):
+            spots = SPOT_IDS if self.actuator is None else self._buttons(seat, SPOT_IDS)  # the wired buttons
+            if not spots:
+                continue
             for _ in range(rnd.randint(lo_wagers, hi_wagers)):
-                self._press_at(now + rnd.uniform(0, window_s), seat, rnd.choice(SPOT_IDS),
+                self._press_at(now + rnd.uniform(0, window_s), seat, rnd.choice(spots),
                                100 * rnd.randint(lo_stake, hi_stake))
 
     # ------------------------------------------------------------------ spins

@@ -35,6 +35,11 @@ class Players(pydantic.BaseModel):
     #: which the wagering device must reject once its lock-out took effect)
     late_press_probability: float = Field(0.02, ge=0, le=1)
     late_press_window_s: float = Field(0.5, gt=0)
+    #: a press the rig did not make (a real player at the table, docs/wire/actuator.md): ``refuse``
+    #: (recorded ``wager_rejected``, reason "not made by the rig") or ``settle`` (a wager like the
+    #: players' when the device accepted it before "no more bets"); either way it is recorded
+    #: (``press_attributed``, by ``foreign``) and never silently dropped
+    foreign_presses: Literal["refuse", "settle"] = "refuse"
     #: Cash Hunt / Crazy Time World: probability that a player selects before the countdown
     #: ends (§ 690.6(d), § 690.8(c)); the others get a random selection
     pick_probability: float = Field(0.9, ge=0, le=1)
@@ -117,6 +122,8 @@ class CroupierFaults(pydantic.BaseModel):
     #: turns every press the device accepted into a wager: late ones (inside the device's lock-out
     #: latency) and the rig's own probe presses too (§ 690.2(a), § 617b.4(c)(2), § 633b.17(c)(2))
     settle_late_presses: bool = False
+    #: drops a press the rig did not make (a real player's) without settling or refusing it
+    ignore_foreign_presses: bool = False
     payout_error_cents: int = 0  # added to every winning payment (§ 690.4)
     ignore_top_slot: bool = False  # settles without the Top Slot multiplier (§ 690.3(c)(1))
     #: applies reel 2's multiplier to reel 1's betting option although the reels do not align (§ 690.3(c)(2))
@@ -402,7 +409,9 @@ class Scenario(pydantic.BaseModel):
                 wheel = getattr(self, section).get(role, {}).get("wheel")
                 if self.table is not None and wheel not in (None, self.table.wheel):
                     raise ValueError(f"{section}.{role}.wheel: {wheel} differs from the table's ({self.table.wheel})")
-            extra = [r for r in getattr(self, section) if r != "croupier" and r not in self.roles]
+            extra = [r for r in getattr(self, section) if r != "croupier" and r not in self.roles
+                     and not (r == "actuator" and section == "bench" and self.game in ("crazy-time", "roulette",
+                                                                                       "blackjack"))]
             if extra:
                 raise ValueError(f"{section}: {extra} are not device roles of {self.game} (its roles: "
                                  f"{', '.join(self.roles)})")
@@ -434,6 +443,8 @@ class Scenario(pydantic.BaseModel):
         """Bench overrides then fault knobs, per device role (a roulette table's wheel type goes
         to its ball wheel and its illuminator)."""
         out = {role: {**self.bench.get(role, {}), **self.faults.get(role, {})} for role in self.roles}
+        if "actuator" in self.bench:  # the rig presses the buttons through a (simulated) actuator
+            out["actuator"] = dict(self.bench["actuator"])
         if self.table is not None:
             for role in ("ball_wheel", "illuminator"):
                 out[role].setdefault("wheel", self.table.wheel)

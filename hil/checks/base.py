@@ -12,7 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
+from devices.actuator import Attribution, Entry, attribute
+from devices.contracts import Actuation
 from hil.trace import Event
+
+#: the ``Actuation`` fields an ``actuation`` event carries
+ACTUATION_FIELDS = tuple(f for f in Actuation.__dataclass_fields__)
 
 Verdict = Literal["pass", "fail", "indeterminate"]
 MAX_FINDINGS = 25
@@ -113,6 +118,8 @@ class RoundView:
     lockout_command: Event | None = None
     lockout_intervals: list[Event] = field(default_factory=list)
     presses: list[Event] = field(default_factory=list)
+    #: the rig's actuator's presses of the seat buttons (``actuator/actuation``), docs/wire/actuator.md
+    actuations: list[Event] = field(default_factory=list)
     attempts: list[Attempt] = field(default_factory=list)
     collects: list[Event] = field(default_factory=list)
     pays: list[Event] = field(default_factory=list)
@@ -149,6 +156,8 @@ class RoundView:
                     rv.end = ev
             elif k == "press":
                 rv.presses.append(ev)
+            elif k == "actuation":
+                rv.actuations.append(ev)
             elif k == "lockout_command":
                 rv.lockout_command = rv.lockout_command or ev
             elif k == "lockout_interval":
@@ -173,12 +182,48 @@ class RoundView:
         return None if probe is None else probe.payload.get("seat")
 
     def is_probe_press(self, press: Event) -> bool:
-        """A press of the rig's own actuator: on the probe seat, at or after the device received
-        the lock-out command (the probe's offsets are after it)."""
+        """A press of the rig's lock-out probe: on the probe seat, and at or after the device received
+        the lock-out command (the probe's offsets are after it) or matched to one of the actuator's
+        probe actuations (``probe_actuation``)."""
         seat = self.probe_seat
-        if seat is None or press.payload.get("seat") != seat or self.lockout_command is None:
+        if seat is None or press.payload.get("seat") != seat:
+            return False
+        if press.payload.get("press_id") in self.probe_actuation:
+            return True
+        if self.lockout_command is None:
             return False
         return press.payload["device_time_s"] >= self.lockout_command.payload.get("device_time_s", self.lockout_command.sim_time)
+
+    @property
+    def attribution(self) -> Attribution:
+        """Who made each press of the round, re-derived from the trace: the actuator's actuations
+        matched to the device's press log (``devices.actuator.attribute``, the croupier's rule), with
+        the wagering device's clock uncertainty and the actuator's match window (each actuation
+        carries it). A round
+        without actuations has none matched."""
+        if "attribution" not in self.derived:
+            acts = [Actuation(**{k: e.payload[k] for k in ACTUATION_FIELDS if k in e.payload}) for e in self.actuations]
+            entries = [Entry(p.payload["press_id"], p.payload["seat"], str(p.payload["spot"]), p.payload["device_time_s"])
+                       for p in self.presses]
+            u = max((self.clock_uncertainty_s.get(p.device, 0.0) for p in self.presses), default=0.0)
+            window = max((float(e.payload.get("match_window_s", 0.010)) for e in self.actuations), default=0.010)
+            self.derived["attribution"] = attribute(acts, entries, u, window) if acts else Attribution()
+        return self.derived["attribution"]
+
+    @property
+    def probe_actuation(self) -> dict[int, Event]:
+        """press id -> the actuator's probe actuation it was (re-derived, ``attribution``)."""
+        if "probe_actuation" not in self.derived:
+            by_id = {e.payload["actuation_id"]: e for e in self.actuations}
+            self.derived["probe_actuation"] = {
+                pid: by_id[aid] for pid, aid in (self.attribution.matched.items() if self.actuations else ())
+                if by_id[aid].payload.get("purpose") == "probe"}
+        return self.derived["probe_actuation"]
+
+    def rejected_presses(self) -> dict[int, Event]:
+        """press id -> the croupier's ``wager_rejected`` of that press (with its reason)."""
+        return {e.payload["press_id"]: e for e in self.by_croupier("wager_rejected")
+                if e.payload.get("kind") == "press" and e.payload.get("press_id") is not None and e.payload.get("reason")}
 
     def wager_presses(self, spots: tuple[str, ...] | None = None) -> dict[int, Event]:
         """The one rule every table's checks share (§ 690.2(a), § 617b.4(c)(2), § 633b.17(c)(2)): a

@@ -435,6 +435,7 @@ class SettlementCheck(Check):
         accepted = {f"{rv.n}-{pid}": p for pid, p in rv.wager_presses().items()}
         for wid in refused_for_limits(rv):
             accepted.pop(wid, None)
+        self._not_the_players(rv, accepted)
         settled_ids = [e.payload["wager_id"] for e in rv.collects + rv.pays + rv.refunds]
         for wid in settled_ids:
             if wid not in accepted:
@@ -544,6 +545,31 @@ class SettlementCheck(Check):
         if early:
             self.finding(rv.n, early[0], f"§ 690.2(f): wager {early[0].payload['wager_id']} paid before the {result} "
                          "bonus game that determines its payout odds was played")
+
+    def _not_the_players(self, rv: RoundView, accepted: dict) -> None:
+        """An accepted press that is no player's wager has a recorded rejection with its reason
+        (docs/wire/actuator.md): a press the rig did not make (a real player at the table) refused
+        "not made by the rig" where the scenario does not settle them, or a duplicate of an
+        actuation. Only these two reasons excuse an on-time accepted press from settlement, and each
+        is held to the attribution re-derived from the trace: the rig's own press refused as foreign,
+        or a duplicate that no actuation doubles, is a finding (and stays owed)."""
+        att = rv.attribution if rv.actuations else None
+        for pid, ev in rv.rejected_presses().items():
+            wid = f"{rv.n}-{pid}"
+            if wid not in accepted:
+                continue
+            reason = str(ev.payload.get("reason"))
+            if reason == "not made by the rig":
+                if att is not None and pid in att.matched:
+                    self.finding(rv.n, ev, f"press {pid} refused as not made by the rig, but it is the rig's actuation "
+                                 f"{att.matched[pid]}")
+                    continue
+                accepted.pop(wid)
+            elif reason.startswith("duplicate of actuation"):
+                if att is not None and pid not in att.duplicates:
+                    self.finding(rv.n, ev, f"press {pid} refused as a duplicate, but no actuation of the trace doubles it")
+                    continue
+                accepted.pop(wid)
 
     def _bonus_void(self, rv: RoundView, accepted: dict) -> None:
         """A bonus game that could not finish (``bonus_void``): its own wagers are void and refunded;
@@ -743,6 +769,7 @@ class Lockout(Check):
         self.straddle = 0
         self.rejected_late = 0
         self.counter: list[float] = []  # the lock-out counter's independent intervals
+        self.actuation_u = 0.0  # the largest half-width of an actuator press's closing bracket (s)
 
     def observe(self, rv: RoundView) -> None:
         self.rounds += 1
@@ -756,21 +783,23 @@ class Lockout(Check):
         cmd = rv.lockout_command
         if cmd is None:
             return
-        t_cmd = _t(cmd)
-        after = sorted(((_t(p) - t_cmd, p) for p in rv.presses if _t(p) >= t_cmd), key=lambda x: x[0])
+        after = self._offsets(rv, cmd)
         if not after:
             return
-        accepted = [(o, p) for o, p in after if p.payload["accepted"]]
-        rejected = [(o, p) for o, p in after if not p.payload["accepted"] and p.payload.get("reason") == "locked_out"]
+        accepted = [(o_lo, o_hi, p) for o_lo, o_hi, p in after if p.payload["accepted"]]
+        rejected = [(o_lo, o_hi, p) for o_lo, o_hi, p in after
+                    if not p.payload["accepted"] and p.payload.get("reason") == "locked_out"]
         self.rejected_late += len(rejected)
-        lo = max((o for o, _ in accepted), default=0.0)
-        hi = next((o for o, _ in rejected if o > lo), math.inf)
-        for o, p in accepted:
-            if o > budget + TIME_RESOLUTION_S:
-                self.finding(rv.n, p, f"wager recognised {o * 1e3:.3f} ms after the lock-out command "
+        # accepted at an offset in [o_lo, o_hi] => latency > o_lo; locked out => latency <= o_hi
+        lo = max((o_lo for o_lo, _, _ in accepted), default=0.0)
+        hi = min((o_hi for _, o_hi, _ in rejected if o_hi > lo), default=math.inf)
+        for o_lo, o_hi, p in accepted:
+            if o_lo > budget + TIME_RESOLUTION_S:
+                within = f" (its closing bracketed to ±{(o_hi - o_lo) * 5e2:.3f} ms)" if o_hi > o_lo else ""
+                self.finding(rv.n, p, f"wager recognised {o_lo * 1e3:.3f} ms after the lock-out command{within} "
                              f"(budget {budget * 1e3:.3f} ms)")
-        if rejected and accepted and max(o for o, _ in accepted) > min(o for o, _ in rejected):
-            self.finding(rv.n, accepted[-1][1], "a press was accepted after an earlier press had been locked out")
+        if rejected and accepted and max(o_lo for o_lo, _, _ in accepted) > min(o_hi for _, o_hi, _ in rejected):
+            self.finding(rv.n, accepted[-1][2], "a press was accepted after an earlier press had been locked out")
         if math.isinf(hi):
             return  # no press rejected after the last accepted one: this round is not bracketed
         self.lower.append(lo)
@@ -779,10 +808,37 @@ class Lockout(Check):
         if lo <= budget < hi - TIME_RESOLUTION_S:
             self.straddle += 1
 
+    def _offsets(self, rv: RoundView, cmd) -> list[tuple[float, float, object]]:
+        """Each press at or after the lock-out command, with its offset after the command as a
+        bracket (s): a press the rig's actuator made, from its closing bracket and the command's
+        (``command_lo_s`` / ``command_hi_s``, the command write's round trip; else the device's
+        time ± its clock uncertainty) — docs/wire/actuator.md, "Timing and its uncertainty"; any other
+        press, from the device's own timestamps (a point). Sorted by the lower end."""
+        t_cmd = _t(cmd)
+        u = rv.clock_uncertainty_s.get(cmd.device, 0.0)
+        c_lo = float(cmd.payload.get("command_lo_s", t_cmd - u))
+        c_hi = float(cmd.payload.get("command_hi_s", t_cmd + u))
+        by_act = {e.payload["actuation_id"]: e for e in rv.actuations}
+        matched = rv.attribution.matched if rv.actuations else {}
+        out = []
+        for p in rv.presses:
+            aid = matched.get(p.payload.get("press_id"))
+            if aid is not None:
+                a = by_act[aid].payload
+                o_lo, o_hi = float(a["closed_lo_s"]) - c_hi, float(a["closed_hi_s"]) - c_lo
+                self.actuation_u = max(self.actuation_u, float(a.get("uncertainty_s", 0.0)))
+                if o_hi >= 0:
+                    out.append((max(o_lo, 0.0), o_hi, p))
+            elif _t(p) >= t_cmd:
+                out.append((_t(p) - t_cmd, _t(p) - t_cmd, p))
+        return sorted(out, key=lambda x: (x[0], x[1]))
+
     def verdict(self):
         budget = self.config.lockout_budget_s
         m = [Measurement("rounds_bracketed", len(self.upper), "rounds"),
              Measurement("presses_locked_out", self.rejected_late, "presses")]
+        if self.actuation_u:
+            m.append(Measurement("actuation_uncertainty_max", self.actuation_u, "s"))
         if self.upper:
             mids = [(a + b) / 2 for a, b in zip(self.lower, self.upper)]
             m += [Measurement("lockout_latency_max", (max(self.lower) + max(self.upper)) / 2, "s",
