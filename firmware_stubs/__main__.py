@@ -224,6 +224,13 @@ async def _main(args: argparse.Namespace) -> None:
         curl = ModbusUrl.parse(args.control)
         control = ControlServer(host.configure, lambda: list(host.truth_records))
         where += f" control=tcp://{curl.host}:{await control.start(curl.host, curl.port)}"
+    relays = None
+    if getattr(args, "actuator_modbus", None):  # a DO module wired across the model's buttons (docs/wire/actuator.md)
+        from firmware_stubs.actuator import wired_to
+
+        aurl = ModbusUrl.parse(args.actuator_modbus)
+        relays = wired_to(host)
+        where += f" actuator=tcp://{aurl.host}:{await relays.start_tcp(aurl.host, aurl.port)}"
     print(f"READY {args.device} {where}", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -234,6 +241,8 @@ async def _main(args: argparse.Namespace) -> None:
     finally:
         if control is not None:
             await control.stop()
+        if relays is not None:
+            await relays.stop()
         await stub.stop()
         if relay is not None:
             relay.close()
@@ -352,6 +361,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--rules", type=Path, help="top-slot, multiplier-board, illuminator: the Rules Submission "
                     "(illuminator: a Roulette X one) whose PAR the "
                     "reels follow / whose distributions the board draws from (default: the shipped one)")
+    ap.add_argument("--actuator-modbus", metavar="URL", help="wagering, progressive-system (--modbus): also serve "
+                    "a Modbus DO module on tcp://HOST:PORT whose coils press the seat buttons (docs/wire/actuator.md)")
     ap.add_argument("--control", metavar="URL", help="tcp://127.0.0.1:PORT (0 = any free): the rig configures "
                     "the model's parameters and fault knobs per scenario here")
     args = ap.parse_args(argv)

@@ -28,6 +28,7 @@ class Launched:
     proc: subprocess.Popen
     url: str
     control: str | None
+    actuator: str | None = None  # a wagering stub's DO module (--actuator-modbus)
 
 
 def _first_line(proc: subprocess.Popen, timeout_s: float) -> str:
@@ -72,7 +73,8 @@ def launch(device: str, *args: str, ready_timeout_s: float = READY_TIMEOUT_S) ->
         if parts[:2] != ["READY", device] or len(parts) < 3:
             raise StubStartError(f"unexpected first line {' '.join(parts)!r}")
         control = next((p.removeprefix("control=") for p in parts[3:] if p.startswith("control=")), None)
-        yield Launched(proc, parts[2], control)
+        actuator = next((p.removeprefix("actuator=") for p in parts[3:] if p.startswith("actuator=")), None)
+        yield Launched(proc, parts[2], control, actuator)
     except StubStartError as exc:
         proc.kill()
         proc.wait(timeout=10)

@@ -1,9 +1,10 @@
 """The progressive table game system over Modbus (implements ``devices.contracts.ProgressiveSystem``;
 docs/wire/modbus-progressive-system.md).
 
-The wagering part is ``ModbusWageringDevice``'s: ``open_betting``, ``lock_out``, ``press`` and
-``arm_probe`` write the same points at the same addresses, and every answered press comes from
-the press log. Added here:
+The wagering part is ``ModbusWageringDevice``'s: ``open_betting``, ``lock_out`` and the optional
+injection feature (``press``, ``arm_probe``) write the same points at the same addresses, and every
+answered press comes from the press log, to every ``watch`` callback (a map without the injection
+points loads: the rig then presses through its actuator). Added here:
 
 * ``light_win`` writes the seat's ``win_light`` coil (FC5), then reads ``win_light_ns``: a light
   that changed has a new time there and becomes a ``win_light`` event (a light already so changes
@@ -91,7 +92,8 @@ class ModbusProgressiveSystem(ModbusWageringDevice):
                   for i in range(n)]
         link_id = words_ascii(decl["link_id"]) or None
         self.telemetry(self.name, "device_info", {
-            "seats": self.seats, "meters": meters, "linked": decl["linked"] == "linked", "link_id": link_id,
+            "seats": self.seats, **self.button_stakes, "meters": meters, "linked": decl["linked"] == "linked",
+            "link_id": link_id,
             "url": self.url, "clock_offset_s": self.clock.offset_s, "clock_uncertainty_s": self.clock.uncertainty_s,
             "rtt_min_us": self.clock.rtt_min_us})
         self._ready = True

@@ -1,11 +1,15 @@
 """The wagering device over Modbus (implements ``devices.contracts.WageringDevice``).
 
 Commands: ``open_betting`` writes coil ``betting_open``; ``lock_out`` writes coil ``lockout``
-(the dealer's button) and reads back ``lockout_command_ns``, when the device saw it; ``press``
-writes the press-injection block (the rig's actuator). Answers come from the press log the
-poller reads whenever ``press_count`` moved: every answered press — injected or pressed by a
-player — becomes a ``press`` telemetry event with the device's own timestamps, and resolves the
-oldest outstanding injected press with the same seat, spot and stake.
+(the dealer's button), brackets it between the request leaving and the answer arriving
+(``command_lo_s`` / ``command_hi_s``) and reads back ``lockout_command_ns``, which the device
+latched before answering. Answers come from the press log the poller reads whenever
+``press_count`` moved: every answered press — a player's at the seat buttons, the rig's actuator's,
+or injected — becomes a ``press`` telemetry event with the device's own timestamps and goes to
+every ``watch`` callback (docs/wire/modbus-wagering.md, "Poll"). ``press`` and ``arm_probe`` are
+the optional injection feature (the map's ``injection`` points): an injected press resolves with
+the oldest answer of the same seat, spot and stake. A map without them loads; the rig then presses
+through its actuator (docs/wire/actuator.md).
 """
 
 from __future__ import annotations
@@ -14,8 +18,14 @@ from collections import deque
 
 import simpy
 
+from collections.abc import Callable
+
 from devices.contracts import PressAnswer
 from hil.adapters.modbus_base import ModbusAdapterBase
+from hil.wire.registers import INJECTION, known_points
+
+#: the seats' button stakes (docs/wire/actuator.md), read at connect where the map has them
+BUTTON_STAKES = "seat_button_stake_cents"
 
 
 class ModbusWageringDevice(ModbusAdapterBase):
@@ -25,11 +35,32 @@ class ModbusWageringDevice(ModbusAdapterBase):
         self._arm_seq = 0
         self._pending: deque[tuple[tuple[int, str, int], simpy.Event]] = deque()
         self._lost = 0
+        self._watchers: list[Callable[[PressAnswer], None]] = []
+        #: the injection feature (``press``, ``arm_probe``): only where the map has its points
+        self.injection = INJECTION in self.map.features
         self.log_size = self.map.point("press_log_id").count
         self._seen_presses = int(self.io.run(self._connect_and_read("press_count"), timeout_s=10))
         info = self.start()
         seats = self.io.run(self._read("seats"), timeout_s=5)
-        self.telemetry(self.name, "device_info", {"seats": seats, **info})
+        self.seats = int(seats)
+        self.button_stakes = self.read_button_stakes()
+        self.telemetry(self.name, "device_info", {"seats": seats, **self.button_stakes, **info})
+
+    def read_button_stakes(self) -> dict:
+        """``{"button_stake_cents": [...]}`` for the device's seats, where its map has the point
+        (docs/wire/actuator.md, "The physical button and its stake"); else nothing."""
+        if not (self.map.has(BUTTON_STAKES) and BUTTON_STAKES in known_points(self.map.device)):
+            return {}
+        stakes = self.io.run(self._read(BUTTON_STAKES), timeout_s=5)
+        return {"button_stake_cents": [int(v) for v in list(stakes)[:self.seats]]}
+
+    def watch(self, callback: Callable[[PressAnswer], None]) -> None:
+        self._watchers.append(callback)
+
+    def _no_injection(self, what: str) -> None:
+        if not self.injection:
+            raise ValueError(f"{self.name}: the device's register map has no {what} (the optional injection "
+                             "feature): press its buttons through the bench's actuator (docs/wire/actuator.md)")
 
     async def _connect_and_read(self, name: str):
         await self.cmd.connect()
@@ -54,15 +85,26 @@ class ModbusWageringDevice(ModbusAdapterBase):
         p, t = self.map.point("lockout"), self.map.point("lockout_command_ns")
 
         async def go() -> None:
-            await self.cmd.write(p.table, p.address, [True])
+            import time
+
+            t0 = time.perf_counter_ns()
+            rx = await self.cmd.write(p.table, p.address, [True])
+            lo, hi = self.env.wall_to_sim(min(t0, self.cmd.tx_ns or t0)), self.env.wall_to_sim(rx)
             words, _ = await self.cmd.read(t.table, t.address, t.span)
-            at = self._sim(int(self.map.decode(t, words)))
+            ns = int(self.map.decode(t, words))
+            if ns == 0:
+                self.fault("bad_value", "lockout_command_ns reads 0 after the lock-out write was answered "
+                           "(it must be latched before the answer)")
+                return
+            at = self._sim(ns)
             self.env.call_soon_threadsafe(
-                lambda: self.telemetry(self.name, "lockout_command", {"device_time_s": at}))
+                lambda: self.telemetry(self.name, "lockout_command", {"device_time_s": at, "command_lo_s": lo,
+                                                                      "command_hi_s": hi}))
 
         self.submit(go())
 
     def press(self, seat: int, spot: str, stake_cents: int) -> simpy.Event:
+        self._no_injection("press injection (press_inject_*)")
         ev = self.env.event()
         self._inject_seq = (self._inject_seq + 1) & 0xFFFF
         self._pending.append(((seat, spot, stake_cents), ev))
@@ -75,6 +117,7 @@ class ModbusWageringDevice(ModbusAdapterBase):
         return ev
 
     def arm_probe(self, seat: int, spot: str, stake_cents: int, offsets_s) -> list[simpy.Event]:
+        self._no_injection("armed probe (probe_*)")
         offsets_us = [round(o * 1e6) for o in offsets_s]
         size = self.map.point("probe_offsets_us").count
         if len(offsets_us) > size or min(offsets_us, default=0) < 0:
@@ -130,6 +173,8 @@ class ModbusWageringDevice(ModbusAdapterBase):
         """In the simulation thread: record each answer and resolve its injected press."""
         for a in answers:
             self.telemetry(self.name, "press", dict(vars(a)))
+            for watcher in self._watchers:
+                watcher(a)
             key = (a.seat, a.spot, a.stake_cents)
             for i, (k, ev) in enumerate(self._pending):
                 if k == key:

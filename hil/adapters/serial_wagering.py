@@ -23,10 +23,14 @@ from hil.wire.frames import PROBE_SLOTS, Frame
 class SerialWageringDevice(SerialAdapterBase):
     device_kind = "wagering"
     declaration = "WAGERING_INFO"
+    #: ``PRESS`` / ``ARM_PROBE`` (the frames' injection feature); with an actuator in the bench the
+    #: croupier never sends them, so a device that refuses them still works (docs/wire/actuator.md)
+    injection = True
 
     def __init__(self, env, io, url: str, telemetry, name: str = "wagering", timeout_s: float = 0.5,
                  **kwargs) -> None:
         super().__init__(env, io, url, telemetry, name, timeout_s, **kwargs)
+        self._watchers: list = []
         info = self.start()
         self.seats = int(self.declared.fields["seats"])
         telemetry(name, "device_info", {"seats": self.seats, **info})
@@ -72,6 +76,12 @@ class SerialWageringDevice(SerialAdapterBase):
         else:
             super().on_event(f)
 
+    def watch(self, callback) -> None:
+        """Every ``PRESS_ANSWER`` from now on, whoever pressed, goes to ``callback``."""
+        self._watchers.append(callback)
+
     def _deliver(self, a: PressAnswer) -> None:
         self.telemetry(self.name, "press", dict(vars(a)))
+        for watcher in self._watchers:
+            watcher(a)
         self.resolve((a.seat, a.spot, a.stake_cents), a)
