@@ -54,6 +54,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--button-stakes", type=_stakes, default=None, help="cents per seat, e.g. 100,500,200")
     p.add_argument("--wagering-injection", action="store_true",
                    help="the optional press-injection and armed-probe features (test firmware)")
+    p.add_argument("--foreign-press-rate-hz", type=float, default=0.0,
+                   help="real players at the table pressing their buttons while betting is open (world Hz)")
+    p.add_argument("--foreign-seats", type=lambda t: tuple(int(x) for x in t.split(",")), default=(1,))
     p.add_argument("--relay-outputs", type=int, default=80)
     p.add_argument("--relay-operate-ms", type=float, default=0.0)
     p.add_argument("--relay-operate-jitter-ms", type=float, default=0.0)
@@ -79,7 +82,8 @@ def build(args: argparse.Namespace) -> dict:
                    late_start_s=args.top_slot_late_start_s)
     stakes = args.button_stakes or (100, 500, 200, 1000, 100, 2500, 100, 200)[:args.seats]
     wag = WageringDevice(DeviceClock(world, epochs[2], args.wagering_clock_ppm), r_wag, seats=args.seats,
-                         button_stake_cents=stakes, injection=args.wagering_injection)
+                         button_stake_cents=stakes, injection=args.wagering_injection,
+                         foreign_press_rate_hz=args.foreign_press_rate_hz, foreign_seats=args.foreign_seats)
     # the relay module has no clock anyone reads; it shares the world with the buttons it closes
     relay = RelayModule(DeviceClock(world, 0), r_relay, wag, outputs=args.relay_outputs,
                         operate_s=args.relay_operate_ms / 1000, operate_jitter_s=args.relay_operate_jitter_ms / 1000)

@@ -71,6 +71,10 @@ class WageringDevice(RegisterDevice):
     injection: bool = False
     timing: WageringTiming = field(default_factory=WageringTiming)
     lockout_ignored: bool = False     # fault knob, for breaking the rig
+    #: real players at the table: while betting is open they press their own buttons, a Poisson
+    #: stream of this rate (world Hz) over ``foreign_seats`` — presses the rig did not make
+    foreign_press_rate_hz: float = 0.0
+    foreign_seats: tuple[int, ...] = (1,)
     name: str = "wagering"
 
     def __post_init__(self) -> None:
@@ -137,8 +141,18 @@ class WageringDevice(RegisterDevice):
         self.betting_open = True
         self.lockout_cmd_s = None
         self.lockout_eff_s = None
-        # opening betting disarms the probe (offsets not yet pressed); a closing contact stays
-        self.scheduled = [p for p in self.scheduled if p[4] != "probe"]
+        # opening betting disarms the probe (offsets not yet pressed); a closing contact stays;
+        # the table's real players take up a new round
+        self.scheduled = [p for p in self.scheduled if p[4] not in ("probe", "player")]
+        if self.foreign_press_rate_hz > 0:
+            t = now_s
+            for _ in range(1000):
+                t += float(self.rng.exponential(1.0 / self.foreign_press_rate_hz))
+                if t > now_s + 120.0:
+                    break
+                seat = int(self.rng.choice(self.foreign_seats))
+                spot = int(self.rng.integers(8))
+                self.scheduled.append((t, seat, spot, self.button_stake_cents[seat - 1], "player"))
         self.probe = None
 
     def _lock_out(self, now_s: float) -> None:
@@ -151,6 +165,9 @@ class WageringDevice(RegisterDevice):
         k = math.ceil((ready - self.scan_phase_s) / tm.scan_period_s)
         self.lockout_eff_s = self.scan_phase_s + k * tm.scan_period_s
         self.betting_open = False
+        # the players stop pressing at "no more bets" (a late one still may: rejected)
+        late = now_s + 0.3
+        self.scheduled = [p for p in self.scheduled if p[4] != "player" or p[0] <= late]
         self.lockout_log.append((now_s, None if self.lockout_ignored else self.lockout_eff_s))
         if self.probe is not None:
             pr, self.probe = self.probe, None
