@@ -1,0 +1,185 @@
+"""Clauses every Modbus device has: the connect sequence, the map's encoding, the device clock,
+and the answers to bad requests (docs/wire/README.md)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from hil.conformance.core import Clause, ClauseSkipped, expect
+from hil.conformance.modbus import (
+    CLOCK_SAMPLES,
+    ILLEGAL_ADDRESS,
+    ILLEGAL_FUNCTION,
+    ILLEGAL_VALUE,
+    ModbusContext,
+    exception_name,
+)
+from hil.wire.registers import BIT_TABLES
+
+#: how long the clock-rate clause spans (the rate's uncertainty is the round trips over this)
+RATE_SPAN_S = 1.0
+#: the clock rate a device must keep, relative to the rig's wall clock (docs/wire/README.md#time-on-the-wire)
+MAX_DRIFT_PPM = 1000.0
+#: an unused function code (user-defined range 65..72): a device answers ILLEGAL_FUNCTION
+UNUSED_FUNCTION = 0x41
+
+
+def readable(ctx: ModbusContext) -> list[str]:
+    return [p.name for p in ctx.map.points if "r" in p.access]
+
+
+async def connect_sequence(ctx: ModbusContext) -> str:
+    """What every adapter does at connect: the status and declaration reads, ``command_seq`` (the
+    rig continues it), and 16 reads of ``device_clock_ns`` (the offset from the best round trip)."""
+    names = readable(ctx)
+    poll = await ctx.read_points(names)
+    n = len(ctx.map.read_blocks(names))
+    seq = f", command_seq {poll.values['command_seq']}" if "command_seq" in poll.values else ""
+    best = await ctx.map_clock()
+    return (f"{len(names)} readable points in {n} read(s){seq}; {CLOCK_SAMPLES} clock reads, best round trip "
+            f"{best.rtt_ns / 1e3:.0f} µs")
+
+
+async def encoding(ctx: ModbusContext) -> str:
+    """Every readable point decodes with the map: enum codes in their table, arrays whole."""
+    bad = []
+    for name in readable(ctx):
+        p = ctx.map.point(name)
+        code, words = await ctx.request_read(p.table, p.address, p.span)
+        if code is not None:
+            bad.append(f"{name} ({p.table} {p.address}): {exception_name(code)}")
+            continue
+        try:
+            ctx.map.decode(p, words[:p.span])
+        except ValueError as exc:
+            bad.append(str(exc))
+    expect(not bad, "; ".join(bad[:5]) + (f" (and {len(bad) - 5} more)" if len(bad) > 5 else ""))
+    return f"{len(readable(ctx))} points decode"
+
+
+async def command_seq_continued(ctx: ModbusContext) -> str:
+    """``command_seq`` reads back the value last written (the rig continues it after a reconnect),
+    and a command ``none`` with a new ``command_seq`` changes nothing else."""
+    if not ctx.map.has("command_seq"):
+        raise ClauseSkipped("the map has no command_seq")
+    seq = int(await ctx.read("command_seq"))
+    status = [n for n in ("state", "spin_id", "op_id") if ctx.map.has(n)]
+    before = (await ctx.read_points(status)).values
+    new = (seq + 1) & 0xFFFF
+    await ctx.write_points({"command": "none", "command_seq": new})
+    back = int(await ctx.read("command_seq"))
+    after = (await ctx.read_points(status)).values
+    expect(back == new, f"wrote command_seq {new}, read back {back}")
+    expect(after == before, f"command none changed the status: {before} -> {after}")
+    return f"command_seq {seq} -> {new}, read back {back}"
+
+
+async def clock_monotonic(ctx: ModbusContext) -> str:
+    samples = await ctx.clock_samples()
+    ns = [s.device_ns for s in samples]
+    back = [(a, b) for a, b in zip(ns, ns[1:]) if b <= a]
+    expect(not back, f"device_clock_ns did not increase between reads: {back[:3]}")
+    expect(ns[0] > 0, "device_clock_ns reads 0")
+    return f"{len(ns)} reads, increasing"
+
+
+async def clock_rate(ctx: ModbusContext) -> str:
+    """The device clock ticks at the wall rate: two best-of-8 samples ``RATE_SPAN_S`` apart."""
+    first = min(await ctx.clock_samples(8), key=lambda s: s.rtt_ns)
+    await asyncio.sleep(RATE_SPAN_S)
+    last = min(await ctx.clock_samples(8), key=lambda s: s.rtt_ns)
+    wall = last.mid_ns - first.mid_ns
+    rate_ppm = ((last.device_ns - first.device_ns) / wall - 1) * 1e6
+    unc_ppm = (first.rtt_ns + last.rtt_ns) / 2 / wall * 1e6
+    ctx.notes["clock_rate_ppm"] = (round(rate_ppm, 1), round(unc_ppm, 1))
+    expect(abs(rate_ppm) - unc_ppm <= MAX_DRIFT_PPM,
+           f"the device clock runs {rate_ppm:+.0f} ± {unc_ppm:.0f} ppm from the wall clock "
+           f"(limit ±{MAX_DRIFT_PPM:.0f} ppm)")
+    return f"{rate_ppm:+.0f} ± {unc_ppm:.0f} ppm (limit ±{MAX_DRIFT_PPM:.0f} ppm)"
+
+
+async def illegal_address(ctx: ModbusContext) -> str:
+    """A read of an address no point of the map covers, past every point of the table, is
+    refused with ILLEGAL_ADDRESS (exception 2). Address 65535 unless the map uses it."""
+    seen = []
+    for table in ("coil", "discrete", "holding", "input"):
+        if any(p.table == table and p.end > 65535 for p in ctx.map.points):
+            continue
+        code, _ = await ctx.request_read(table, 65535, 1)
+        seen.append((table, code))
+    wrong = [f"{t} 65535: {exception_name(c)}" for t, c in seen if c != ILLEGAL_ADDRESS]
+    expect(not wrong, "expected exception 2 (ILLEGAL_ADDRESS); " + "; ".join(wrong))
+    return f"{len(seen)} tables: exception 2 (ILLEGAL_ADDRESS)"
+
+
+async def illegal_function(ctx: ModbusContext) -> str:
+    if ctx.link.url.scheme != "tcp":
+        raise ClauseSkipped("raw requests are sent over Modbus TCP only (this run is RTU)")
+    answer = await ctx.raw_pdu(bytes([UNUSED_FUNCTION, 0, 0, 0, 1]))
+    expect(answer is not None, f"function code {UNUSED_FUNCTION} was not answered within 1 s "
+                               "(expected exception 1, ILLEGAL_FUNCTION)")
+    expect(len(answer) >= 2 and answer[0] & 0x80 and answer[1] == ILLEGAL_FUNCTION,
+           f"function code {UNUSED_FUNCTION} answered {answer.hex(' ')}; expected an exception response "
+           f"with code 1 (ILLEGAL_FUNCTION)")
+    return f"function code {UNUSED_FUNCTION}: exception 1 (ILLEGAL_FUNCTION), answered {answer.hex(' ')}"
+
+
+async def illegal_value(ctx: ModbusContext) -> str:
+    """A write of an enum code the map does not define is refused with ILLEGAL_VALUE (exception
+    3) and changes nothing (the first writable enum point: ``command`` where the device has one)."""
+    enums = [p for p in ctx.map.points if p.enum and "w" in p.access and not p.bits]
+    if not enums:
+        raise ClauseSkipped("the map has no writable enum16 point")
+    p = next((q for q in enums if q.name == "command"), enums[0])
+    bad = next(c for c in range(65535, -1, -1) if c not in p.enum)
+    before = await ctx.read(p.name)
+    code = await ctx.request_write(p.table, p.address, [bad])
+    after = await ctx.read(p.name)
+    expect(code == ILLEGAL_VALUE, f"writing code {bad} (not in its enum) to {p.name}: {exception_name(code)}; "
+                                  "expected exception 3 (ILLEGAL_VALUE)")
+    expect(after == before, f"{p.name} changed from {before!r} to {after!r} after a refused write")
+    return f"{p.name} = {bad}: exception 3 (ILLEGAL_VALUE), unchanged"
+
+
+async def read_only_refuse_writes(ctx: ModbusContext) -> str:
+    """Points the map marks read-only in a writable table (holding registers, coils) refuse a
+    write with an exception and keep their value."""
+    ro = [p for p in ctx.map.points if p.table not in ("discrete", "input") and p.access == "r"]
+    if not ro:
+        raise ClauseSkipped("the map has no read-only holding register or coil (input registers and discrete "
+                            "inputs cannot be written by any function code)")
+    wrong = []
+    for p in ro:
+        before = await ctx.request_read(p.table, p.address, p.span)
+        words = [not v for v in before[1]] if p.table in BIT_TABLES else [(w + 1) & 0xFFFF for w in before[1]]
+        code = await ctx.request_write(p.table, p.address, words)
+        after = await ctx.request_read(p.table, p.address, p.span)
+        if code is None or after != before:
+            wrong.append(f"{p.name}: {exception_name(code)}, {'unchanged' if after == before else 'changed'}")
+    expect(not wrong, "; ".join(wrong))
+    return f"{len(ro)} read-only points refused the write"
+
+
+def common_clauses(page: str) -> list[Clause]:
+    """The clauses of every Modbus device; ``page`` is its docs/wire page."""
+    return [
+        Clause("MB-connect", "connect sequence: status, declaration, command_seq, 16 clock reads",
+               "README.md#the-connect-sequence", connect_sequence),
+        Clause("MB-encoding", "every readable point decodes with the map (types, enum codes)",
+               f"{page}#enums", encoding),
+        Clause("MB-command-seq", "command_seq is continued: reads back the value written; command none does "
+               "nothing", "README.md#modbus-semantics", command_seq_continued),
+        Clause("MB-clock-monotonic", "device_clock_ns increases with every read", "README.md#time-on-the-wire",
+               clock_monotonic),
+        Clause("MB-clock-rate", f"the device clock ticks at the wall rate (±{MAX_DRIFT_PPM:.0f} ppm)",
+               "README.md#time-on-the-wire", clock_rate),
+        Clause("MB-illegal-address", "a read of an unmapped address: exception 2 (ILLEGAL_ADDRESS)",
+               "README.md#answers-to-bad-requests", illegal_address),
+        Clause("MB-illegal-function", "an unsupported function code: exception 1 (ILLEGAL_FUNCTION)",
+               "README.md#answers-to-bad-requests", illegal_function),
+        Clause("MB-illegal-value", "an enum code outside the map: exception 3 (ILLEGAL_VALUE), nothing changes",
+               "README.md#answers-to-bad-requests", illegal_value),
+        Clause("MB-read-only", "read-only holding registers and coils refuse writes",
+               "README.md#answers-to-bad-requests", read_only_refuse_writes),
+    ]
+

@@ -1,0 +1,242 @@
+"""Clauses of the wagering device and the progressive table game system over Modbus
+(docs/wire/modbus-wagering.md, docs/wire/modbus-progressive-system.md).
+
+The lock-out and the press log are judged on every device. Presses need the optional
+``injection`` feature (``press_inject_*``, the armed probe ``probe_*``): on a device without it
+the press clauses and the lock-out latency are skipped, saying so — a black-box device is pressed
+through the bench's actuator (docs/wire/actuator.md) by ``croupier run``, not by this kit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+from hil.conformance.core import Clause, ClauseFailed, ClauseSkipped, expect
+from hil.conformance.modbus import POLL_S, DeviceRefused, ModbusContext
+from hil.conformance.modbus_common import common_clauses
+from hil.wire.registers import INJECTION, words_ascii
+
+#: the lock-out budget the checks judge by default (``lockout_budget_s``): the device stops
+#: recognising wagers within this of the lock-out command reaching it
+LOCKOUT_BUDGET_S = 0.010
+#: the armed probe's press offsets after the lock-out (device clock), µs: 1 ms steps to the budget
+PROBE_OFFSETS_US = (0, 1000, 2000, 3000, 4000, 5000, 6000, 7000, 8000, 9000, 10000, 12000, 15000, 20000, 30000,
+                    50000)
+#: the conformance presses carry this stake (an odd one, to tell them from a player's)
+STAKE_CENTS = 137
+ANSWER_LIMIT_S = 2.0
+
+
+def _spot(ctx: ModbusContext) -> str:
+    return "progressive" if ctx.map.device == "progressive-system" else "1"
+
+
+def _need_injection(ctx: ModbusContext) -> None:
+    if INJECTION not in ctx.map.features:
+        raise ClauseSkipped("the map has no injection feature (press_inject_*, probe_*): presses and the lock-out "
+                            "latency are measured through the bench's actuator by croupier run (docs/wire/actuator.md)")
+
+
+@dataclass(frozen=True)
+class Entry:
+    press_id: int
+    seat: int
+    spot: str
+    stake_cents: int
+    status: str
+    reason: str
+    press_ns: int
+    answer_ns: int
+
+
+async def _log(ctx: ModbusContext) -> dict[int, Entry]:
+    names = [p.name for p in ctx.map.points if p.name.startswith("press_log_")]
+    v = (await ctx.read_points(names)).values
+    out = {}
+    for i, pid in enumerate(v["press_log_id"]):
+        if pid:
+            out[int(pid)] = Entry(int(pid), int(v["press_log_seat"][i]), str(v["press_log_spot"][i]),
+                                  int(v["press_log_stake_cents"][i]), str(v["press_log_status"][i]),
+                                  str(v["press_log_reason"][i]), int(v["press_log_press_ns"][i]),
+                                  int(v["press_log_answer_ns"][i]))
+    return out
+
+
+async def _answers(ctx: ModbusContext, count_before: int, n: int, seat: int) -> list[Entry]:
+    """The ``n`` press-log entries of ``seat`` with the kit's stake answered after ``count_before``."""
+    deadline = asyncio.get_running_loop().time() + ANSWER_LIMIT_S
+    while True:
+        count = int(await ctx.read("press_count"))
+        mine = []
+        if count > count_before:
+            log = await _log(ctx)
+            mine = [e for pid, e in sorted(log.items()) if pid > count_before and e.seat == seat
+                    and e.stake_cents == STAKE_CENTS]
+            if len(mine) >= n:
+                return mine
+        if asyncio.get_running_loop().time() > deadline:
+            raise ClauseFailed(f"{len(mine)} of {n} press answer(s) in the press log within {ANSWER_LIMIT_S} s "
+                               f"(press_count {count_before} -> {count})")
+        await asyncio.sleep(POLL_S)
+
+
+async def _open(ctx: ModbusContext) -> None:
+    try:
+        await ctx.write_points({"betting_open": True})
+    except DeviceRefused as exc:
+        raise ClauseFailed(f"betting_open = 1 refused: {exc}") from None
+
+
+async def _lock(ctx: ModbusContext) -> tuple[int, int]:
+    try:
+        return await ctx.write_points({"lockout": True})
+    except DeviceRefused as exc:
+        raise ClauseFailed(f"lockout = 1 refused: {exc}") from None
+
+
+async def declaration(ctx: ModbusContext) -> str:
+    seats = int(await ctx.read("seats"))
+    expect(seats >= 1, f"seats {seats}: at least one seat has a wagering device")
+    if ctx.map.has("win_light"):
+        expect(seats <= ctx.map.point("win_light").count, f"seats {seats}, but {ctx.map.point('win_light').count} "
+                                                          "win lights")
+    if ctx.map.device != "progressive-system":
+        return f"{seats} seats"
+    v = (await ctx.read_points(["meter_count", "meter_names", "meter_increment_den", "meter_reserve_den"])).values
+    n = int(v["meter_count"])
+    limit = ctx.map.point("meter_value_cents").count
+    expect(1 <= n <= limit, f"meter_count {n} outside 1..{limit}")
+    per = ctx.map.point("meter_names").count // limit
+    try:
+        names = [words_ascii(v["meter_names"][i * per:(i + 1) * per]) for i in range(n)]
+    except ValueError as exc:
+        raise ClauseFailed(f"meter_names: {exc}") from None
+    expect(all(names) and len(set(names)) == n, f"meter names {names}: each meter needs its own name")
+    dens = [int(d) for d in (*v["meter_increment_den"][:n], *v["meter_reserve_den"][:n])]
+    expect(all(d >= 1 for d in dens), f"rate denominators {dens}: each must be >= 1")
+    return f"{seats} seats, meters {', '.join(names)}"
+
+
+async def betting_open(ctx: ModbusContext) -> str:
+    await _open(ctx)
+    v = (await ctx.read_points(["betting_open", "lockout"])).values
+    expect(v["betting_open"] and not v["lockout"], f"after betting_open = 1: betting_open {v['betting_open']}, "
+                                                    f"lockout {v['lockout']} (expected 1, 0)")
+    return "betting_open reads 1, lockout 0"
+
+
+async def lockout_latched(ctx: ModbusContext) -> str:
+    """``lockout_command_ns`` is latched before the lock-out write is answered: the first read
+    after the answer shows when the command reached the device."""
+    if ctx.offset_ns is None:
+        await ctx.map_clock()
+    await _open(ctx)
+    expect(int(await ctx.read("lockout_command_ns")) == 0, "lockout_command_ns is not 0 after betting opened")
+    tx, rx = await _lock(ctx)
+    poll = await ctx.read_points(["lockout_command_ns", "device_clock_ns"])
+    at = int(poll.values["lockout_command_ns"])
+    expect(at != 0, "lockout_command_ns is 0 in the first read after the lock-out write was answered")
+    lo = ctx.device_at(tx) - ctx.offset_uncertainty_ns
+    hi = ctx.device_at(rx) + ctx.offset_uncertainty_ns
+    expect(lo <= at <= hi, f"lockout_command_ns {at} is outside the write's round trip [{lo:.0f}, {hi:.0f}] "
+                           "(device clock)")
+    expect(bool(await ctx.read("lockout")), "lockout reads 0 after the lock-out")
+    return f"latched {(at - lo) / 1e3:.0f} µs after the write left (round trip {(rx - tx) / 1e3:.0f} µs)"
+
+
+async def _inject(ctx: ModbusContext, seat: int) -> None:
+    seq = (int(await ctx.read("press_inject_seq")) + 1) & 0xFFFF
+    try:
+        await ctx.write_points({"press_inject_seat": seat, "press_inject_spot": _spot(ctx),
+                                "press_inject_stake_cents": STAKE_CENTS, "press_inject_seq": seq})
+    except DeviceRefused as exc:
+        raise ClauseFailed(f"the injected press was refused: {exc}") from None
+
+
+def _entry_ok(e: Entry, seat: int, spot: str) -> list[str]:
+    bad = []
+    if (e.seat, e.spot, e.stake_cents) != (seat, spot, STAKE_CENTS):
+        bad.append(f"press {e.press_id} logged as seat {e.seat}, {e.spot}, {e.stake_cents} cents; pressed seat "
+                   f"{seat}, {spot}, {STAKE_CENTS} cents")
+    if not 0 < e.press_ns <= e.answer_ns:
+        bad.append(f"press {e.press_id}: press_ns {e.press_ns}, answer_ns {e.answer_ns} (expected 0 < press <= "
+                   "answer)")
+    if (e.status == "accepted") != (e.reason == "none"):
+        bad.append(f"press {e.press_id}: status {e.status} with reason {e.reason}")
+    return bad
+
+
+async def press_log(ctx: ModbusContext) -> str:
+    """An injected press while betting is open is accepted, one after the lock-out rejected
+    (``locked_out``); each is in the press log at entry (id − 1) mod N, press_count counts it."""
+    _need_injection(ctx)
+    await _open(ctx)
+    seat = 1
+    before = int(await ctx.read("press_count"))
+    await _inject(ctx, seat)
+    (ok,) = (await _answers(ctx, before, 1, seat))[:1]
+    await _lock(ctx)
+    await asyncio.sleep(LOCKOUT_BUDGET_S * 5)
+    mid = int(await ctx.read("press_count"))
+    await _inject(ctx, seat)
+    (late,) = (await _answers(ctx, mid, 1, seat))[:1]
+    bad = _entry_ok(ok, seat, _spot(ctx)) + _entry_ok(late, seat, _spot(ctx))
+    expect(not bad, "; ".join(bad))
+    expect(ok.status == "accepted", f"a press while betting is open: {ok.status} ({ok.reason})")
+    expect(late.status == "rejected" and late.reason == "locked_out",
+           f"a press {LOCKOUT_BUDGET_S * 5e3:.0f} ms after the lock-out: {late.status} ({late.reason}); expected "
+           "rejected (locked_out)")
+    return f"press {ok.press_id} accepted, press {late.press_id} rejected (locked_out)"
+
+
+async def lockout_latency(ctx: ModbusContext) -> str:
+    """The armed probe presses at device-timed offsets after the lock-out: every press before the
+    boundary accepted, every press after it rejected (``locked_out``), the boundary within the budget."""
+    _need_injection(ctx)
+    await _open(ctx)
+    seat = 2
+    size = ctx.map.point("probe_offsets_us").count
+    offsets = list(PROBE_OFFSETS_US[:size])
+    seq = (int(await ctx.read("probe_arm_seq")) + 1) & 0xFFFF
+    before = int(await ctx.read("press_count"))
+    try:
+        await ctx.write_points({"probe_seat": seat, "probe_spot": _spot(ctx), "probe_stake_cents": STAKE_CENTS,
+                                "probe_count": len(offsets), "probe_offsets_us": offsets + [0] * (size - len(offsets)),
+                                "probe_arm_seq": seq})
+    except DeviceRefused as exc:
+        raise ClauseFailed(f"arming the probe was refused: {exc}") from None
+    await _lock(ctx)
+    lock_ns = int(await ctx.read("lockout_command_ns"))
+    answers = await _answers(ctx, before, len(offsets), seat)
+    got = sorted(((e.press_ns - lock_ns) / 1e3, e) for e in answers)
+    accepted = [o for o, e in got if e.status == "accepted"]
+    rejected = [o for o, e in got if e.status != "accepted"]
+    reasons = {e.reason for _, e in got if e.status != "accepted"}
+    expect(reasons <= {"locked_out"}, f"probe presses rejected for {sorted(reasons)}; expected locked_out")
+    expect(not (accepted and rejected and max(accepted) > min(rejected)),
+           f"accepted and rejected presses interleave: accepted up to {max(accepted or [0]):.0f} µs, rejected from "
+           f"{min(rejected or [0]):.0f} µs after the lock-out")
+    expect(rejected, f"every probe press up to {offsets[-1] / 1e3:.0f} ms after the lock-out was accepted: the "
+                     "device does not lock out")
+    lo, hi = (max(accepted) if accepted else 0.0), min(rejected)
+    ctx.notes["lockout_latency_us"] = (lo, hi)
+    expect(hi <= LOCKOUT_BUDGET_S * 1e6, f"wagers still recognised {lo / 1e3:.1f} ms after the lock-out (boundary in "
+                                         f"({lo / 1e3:.1f}, {hi / 1e3:.1f}] ms; budget {LOCKOUT_BUDGET_S * 1e3:.0f} ms)")
+    return f"lock-out effective in ({lo / 1e3:.1f}, {hi / 1e3:.1f}] ms (device clock; budget " \
+           f"{LOCKOUT_BUDGET_S * 1e3:.0f} ms)"
+
+
+def wagering_clauses(device: str) -> list[Clause]:
+    page = "modbus-wagering.md" if device == "wagering" else "modbus-progressive-system.md"
+    return [*common_clauses(page),
+            Clause("WG-declaration", "seats (and the progressive system's meters) are declared sensibly",
+                   f"{page}#input-registers", declaration),
+            Clause("WG-betting-open", "betting_open = 1 opens betting and clears the lock-out",
+                   f"{page}#coils", betting_open),
+            Clause("WG-lockout-latched", "lockout_command_ns is latched before the lock-out write is answered",
+                   f"{page}#coils", lockout_latched),
+            Clause("WG-press-log", "injected presses: accepted while open, rejected (locked_out) after; each in "
+                   "the press log", f"{page}#input-registers", press_log),
+            Clause("WG-lockout-latency", f"the lock-out stops the recognition of wagers within "
+                   f"{LOCKOUT_BUDGET_S * 1e3:.0f} ms (armed probe)", f"{page}#holding-registers", lockout_latency)]

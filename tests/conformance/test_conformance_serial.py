@@ -1,0 +1,50 @@
+"""``croupier conformance`` over the serial framed protocol (docs/wire/serial-frames.md): the
+stubs on a pty pass every clause; a slow lock-out fails exactly the latency clause."""
+
+from __future__ import annotations
+
+import pytest
+
+from firmware_stubs.launch import launch
+from hil.conformance import BadInput, run
+from tests.conformance.peers import FAST_TOP_SLOT, FAST_WHEEL, param_args
+
+
+def failing(report) -> dict[str, str]:
+    return {v.id: v.detail for v in report.verdicts if v.status == "fail"}
+
+
+def test_the_serial_wagering_stub_passes_every_clause():
+    with launch("wagering", "--pty") as stub:
+        report = run("wagering", serial=stub.url)
+    assert report.error is None and report.exit_code == 0, failing(report)
+    ids = {v.id: v.status for v in report.verdicts}
+    assert set(ids.values()) == {"pass"}
+    assert {"SF-hello", "SF-garbled", "SF-unknown-command", "SF-heartbeat", "SF-clock-rate", "SF-wagering-round",
+            "SF-lockout-latency", "SF-sequence"} <= set(ids)
+    garbled = next(v.detail for v in report.verdicts if v.id == "SF-garbled")
+    assert "8 garbled candidates sent, 0 answered" in garbled
+
+
+@pytest.mark.slow
+def test_a_serial_wagering_device_with_a_slow_lockout_fails_the_latency_clause_only():
+    with launch("wagering", "--pty", "--param", "lockout_latency_mean_s=0.03", "--param",
+                "lockout_latency_jitter_s=0") as stub:
+        report = run("wagering", serial=stub.url)
+    assert set(failing(report)) == {"SF-lockout-latency"}, failing(report)
+    assert "budget 10 ms" in failing(report)["SF-lockout-latency"]
+
+
+def test_bad_serial_input_is_refused():
+    with pytest.raises(BadInput, match="speak Modbus only"):
+        run("coin-flipper", serial="/dev/null")
+    report = run("wagering", serial="/nonexistent/tty")
+    assert report.exit_code == 2 and "unreachable" in report.error
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("device,params", [("money-wheel", FAST_WHEEL), ("top-slot", FAST_TOP_SLOT)])
+def test_the_serial_wheel_and_top_slot_stubs_pass_every_clause(device, params):
+    with launch(device, "--pty", *param_args(params)) as stub:
+        report = run(device, serial=stub.url)
+    assert report.exit_code == 0 and {v.status for v in report.verdicts} == {"pass"}, failing(report)
