@@ -348,5 +348,36 @@ def outcomes(
         Console().print(f"{d['games']} games: {d['settled']} settled, {d['void']} void, {d['open']} open")
 
 
+@app.command()
+def conformance(
+    device: Annotated[str, typer.Argument(help="money-wheel, top-slot, wagering, progressive-system, multiplier-board, "
+                                               "coin-flipper, pachinko-board, crazy-time-world-wheel, illuminator")],
+    modbus: Annotated[Optional[str], typer.Option(help="tcp://HOST:PORT or rtu://PATH?baudrate=N")] = None,
+    serial: Annotated[Optional[str], typer.Option(help="the serial framed protocol on a pyserial URL or device path "
+                                                       "(money-wheel, top-slot, wagering)")] = None,
+    unit: Annotated[int, typer.Option(help="Modbus device id")] = 1,
+    register_map: Annotated[Optional[Path], typer.Option(help="the device's register map TOML (default: the shipped one)")]
+    = None,
+    json_out: Annotated[bool, typer.Option("--json", help="one JSON object on stdout")] = False,
+) -> None:
+    """Run a device's wire contract (docs/wire) against the device, clause by clause (docs/conformance.md).
+    Exit 0 every clause passed (or was skipped, saying why), 1 a clause failed, 2 bad input or an unreachable
+    device (nothing judged)."""
+    from hil.conformance import BadInput, print_report, run as run_conformance
+
+    try:
+        report = run_conformance(device, modbus=modbus, serial=serial, unit=unit, register_map=register_map)
+    except BadInput as exc:
+        sys.stderr.write(f"error: {exc}\nnothing was judged\n")
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    if json_out:
+        sys.stdout.write(orjson.dumps(report.as_dict(), option=orjson.OPT_INDENT_2).decode() + "\n")
+    else:
+        print_report(report)
+    if report.error:
+        sys.stderr.write(f"error: {report.error}\n")
+    raise typer.Exit(report.exit_code)
+
+
 def main() -> None:
     app()
