@@ -13,8 +13,9 @@ device times mapped to the rig's simulated time (``ClockMap``):
 * ``at_rest`` for the spin shown → ``aligned`` is read *after* seeing it (it is set with the
   result), then ``top_slot_stop`` with the ``TopSlotStop`` fields; the spin's event succeeds.
 
-The reel strips are not on the wire: ``device_info`` declares the strips of § 690.3(b), as the
-SimPy model does. Commands are matched to spins as for the wheel (``modbus_money_wheel``): each
+The reel strips are not on the wire: ``device_info`` declares the strips of § 690.3(b) and says
+so (``reels_declared: false``, as the serial adapter does), so CT-690.3-top-slot takes no evidence
+from them; the stops it judges are the device's. Commands are matched to spins as for the wheel (``modbus_money_wheel``): each
 acknowledged command is the device's next ``spin_id``. A value the device should never show is a
 ``wire_fault`` of kind ``bad_value``, recorded once per distinct fault, never a crash.
 """
@@ -51,7 +52,9 @@ class ModbusTopSlot(CommandedSpinAdapter):
             raise
         self.reel1 = tuple(str(s) for s in TOP_SLOT_REEL1)
         self.reel2 = tuple(TOP_SLOT_REEL2)
-        self.telemetry(self.name, "device_info", {"reel1": list(self.reel1), "reel2": list(self.reel2), **info})
+        # the wire carries no strips: the regulation's are declared, and said to be no evidence
+        self.telemetry(self.name, "device_info", {"reel1": list(self.reel1), "reel2": list(self.reel2),
+                                                  "reels_declared": False, **info})
 
     async def _read_baseline(self) -> tuple[Snapshot, int]:
         await self.cmd.connect()
