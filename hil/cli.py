@@ -358,6 +358,8 @@ def conformance(
     unit: Annotated[int, typer.Option(help="Modbus device id")] = 1,
     register_map: Annotated[Optional[Path], typer.Option(help="the device's register map TOML (default: the shipped one)")]
     = None,
+    max_drift_ppm: Annotated[Optional[float], typer.Option(
+        help="the clock rate the device may keep from the wall clock (default 500 ppm, the bench's default)")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="one JSON object on stdout")] = False,
 ) -> None:
     """Run a device's wire contract (docs/wire) against the device, clause by clause (docs/conformance.md).
@@ -366,7 +368,8 @@ def conformance(
     from hil.conformance import BadInput, print_report, run as run_conformance
 
     try:
-        report = run_conformance(device, modbus=modbus, serial=serial, unit=unit, register_map=register_map)
+        report = run_conformance(device, modbus=modbus, serial=serial, unit=unit, register_map=register_map,
+                                 max_drift_ppm=max_drift_ppm)
     except BadInput as exc:
         sys.stderr.write(f"error: {exc}\nnothing was judged\n")
         raise typer.Exit(EXIT_BAD_INPUT) from None

@@ -48,7 +48,7 @@ def serial_clauses(device: str) -> list[Clause]:
     return serial_frames.clauses(device)
 
 
-async def _run_modbus(device: str, url: str, unit: int, register_map: Path | None) -> Report:
+async def _run_modbus(device: str, url: str, unit: int, register_map: Path | None, max_drift_ppm: float) -> Report:
     from hil.conformance.modbus import ModbusContext
     from hil.wire.registers import default_map, load_register_map
 
@@ -57,7 +57,7 @@ async def _run_modbus(device: str, url: str, unit: int, register_map: Path | Non
     except ConfigError as exc:
         raise BadInput(str(exc)) from None
     report = Report(device, url, str(register_map) if register_map else f"default ({rmap.name})")
-    ctx = ModbusContext(url, unit, rmap)
+    ctx = ModbusContext(url, unit, rmap, max_drift_ppm=max_drift_ppm)
     try:
         await ctx.connect()
         await run_clauses(modbus_clauses(device), ctx, report)
@@ -68,11 +68,11 @@ async def _run_modbus(device: str, url: str, unit: int, register_map: Path | Non
     return report
 
 
-async def _run_serial(device: str, url: str) -> Report:
+async def _run_serial(device: str, url: str, max_drift_ppm: float) -> Report:
     from hil.conformance.serial_frames import SerialContext
 
     report = Report(device, url, None)
-    ctx = SerialContext(url, device)
+    ctx = SerialContext(url, device, max_drift_ppm)
     try:
         await ctx.open()
         await run_clauses(serial_clauses(device), ctx, report)
@@ -84,9 +84,15 @@ async def _run_serial(device: str, url: str) -> Report:
 
 
 def run(device: str, *, modbus: str | None = None, serial: str | None = None, unit: int = 1,
-        register_map: Path | None = None) -> Report:
+        register_map: Path | None = None, max_drift_ppm: float | None = None) -> Report:
     """Run ``device``'s clauses against the device at ``modbus`` or ``serial``; ``BadInput`` for
-    a combination the kit cannot run."""
+    a combination the kit cannot run. ``max_drift_ppm``: the clock rate allowed (default: the
+    bench's default, ``MAX_DRIFT_PPM``)."""
+    from hil.conformance.modbus_common import MAX_DRIFT_PPM
+
+    drift = MAX_DRIFT_PPM if max_drift_ppm is None else float(max_drift_ppm)
+    if not drift > 0:
+        raise BadInput(f"--max-drift-ppm must be > 0, not {max_drift_ppm}")
     if (modbus is None) == (serial is None):
         raise BadInput("give exactly one of --modbus URL or --serial URL")
     logging.getLogger("pymodbus").setLevel(logging.CRITICAL)  # the kit reports what went wrong itself
@@ -99,13 +105,13 @@ def run(device: str, *, modbus: str | None = None, serial: str | None = None, un
             ModbusUrl.parse(modbus)
         except ValueError as exc:
             raise BadInput(f"--modbus {modbus!r}: {exc}") from None
-        return asyncio.run(_run_modbus(device, modbus, unit, register_map))
+        return asyncio.run(_run_modbus(device, modbus, unit, register_map, drift))
     if device not in SERIAL_DEVICES:
         raise BadInput(f"no serial framed contract for {device!r} (one of {', '.join(SERIAL_DEVICES)}; the others "
                        "speak Modbus only)")
     if register_map is not None:
         raise BadInput("--register-map is for --modbus devices")
-    return asyncio.run(_run_serial(device, serial))
+    return asyncio.run(_run_serial(device, serial, drift))
 
 
 def print_report(report: Report) -> None:

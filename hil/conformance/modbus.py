@@ -61,8 +61,9 @@ def exception_name(code: int | None) -> str:
 class ModbusContext:
     """What the Modbus clauses work with (one per run)."""
 
-    def __init__(self, url: str, unit: int, rmap: RegisterMap, timeout_s: float = 1.0) -> None:
-        self.url, self.unit, self.map = url, unit, rmap
+    def __init__(self, url: str, unit: int, rmap: RegisterMap, timeout_s: float = 1.0,
+                 max_drift_ppm: float = 500.0) -> None:
+        self.url, self.unit, self.map, self.max_drift_ppm = url, unit, rmap, max_drift_ppm
         self.link = ModbusLink(url, unit, timeout_s)
         self.evidence = Evidence()
         self.offset_ns: float | None = None  # device − rig, from the best clock sample
