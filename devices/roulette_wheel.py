@@ -143,6 +143,8 @@ class RouletteWheelParams:
     """Autonomous cycle: the motor brakes the rotor to rest in this when the next game reverses it."""
     result_hold_s: float = 4.0
     """Autonomous cycle: the number is shown this long before the next game opens bets."""
+    wheel_start_s: float = 3.0
+    """Autonomous cycle: from power-up to the first game (the motor brings the rotor up)."""
 
     # ---- faults (defaults = healthy)
     ball_speed_scale: float = 1.0
@@ -177,7 +179,8 @@ class RouletteWheelParams:
         need(self.no_more_bets_speed_rps >= self.drop_speed_rps,
              f"no_more_bets_speed_rps ({self.no_more_bets_speed_rps}) must be >= drop_speed_rps ({self.drop_speed_rps})")
         need(self.cycle in ("commanded", "autonomous"), f"cycle must be 'commanded' or 'autonomous', not {self.cycle!r}")
-        need(self.rotor_brake_s >= 0 and self.result_hold_s >= 0, "rotor_brake_s and result_hold_s must be >= 0")
+        need(self.rotor_brake_s >= 0 and self.result_hold_s >= 0 and self.wheel_start_s >= 0,
+             "rotor_brake_s, result_hold_s and wheel_start_s must be >= 0")
         for f in ("launch_delay_s", "descent_s", "descent_turns", "bounce_mean_pockets", "bounce_s", "settle_s",
                   "min_revolutions"):
             need(getattr(self, f) >= 0, f"{f} must be >= 0, not {getattr(self, f)}")
@@ -411,13 +414,17 @@ class RouletteWheelSim:
         self._busy_until: float | None = None
         self.last_physics: BallPhysics | None = None  # ground truth for tests, not telemetry
         self.autonomous = params.cycle == "autonomous"
-        self.powered = True  # the simulated wheel never loses power
+        self.powered = True
+        self._epoch = 0  # +1 at every power-off: what the wheel was doing before it is not reported
+        self._pending: int | None = None  # the spin# of a game begun and not finished (replayed after power-up)
+        self._last_spin = 0
         self._waiting: list[simpy.Event] = []
+        self._power_waiting: list[simpy.Event] = []
         self._open: WheelGame | None = None  # the game begun that no one took yet
         info = {"model": params.model, "wheel": params.wheel, "pockets": list(self.pockets)}
         telemetry(name, "device_info", info | ({"cycle": "autonomous"} if self.autonomous else {}))
         if self.autonomous:
-            env.process(self._cycle())
+            env.process(self._cycle(self._epoch, False))
 
     # ------------------------------------------------------------------ the autonomous cycle
     def next_game(self) -> simpy.Event:
@@ -433,22 +440,70 @@ class RouletteWheelSim:
         return ev
 
     def power_up(self) -> simpy.Event:
-        return self.env.timeout(0, True)
+        """Succeeds when the wheel is powered (at once if it is)."""
+        ev = self.env.event()
+        if self.powered:
+            ev.succeed(True)
+        else:
+            self._power_waiting.append(ev)
+        return ev
 
-    def _cycle(self):
+    def power_off(self) -> None:
+        """The wheel loses power (autonomous cycle): the game under way is abandoned — nothing of it
+        is reported any more, its ``WheelGame.result`` succeeds with ``GameVoid("power_off")`` —
+        and no game begins until ``power_on``."""
+        if not self.powered:
+            return
+        self.powered = False
+        self._epoch += 1
+        self.telemetry(self.name, "wheel_power", {"what": "off", "device_time_s": self.env.now})
+        g = self._current
+        if g is not None and not g.result.triggered:
+            self.telemetry(self.name, "game_void", {"spin_id": g.spin_id, "reason": "power_off",
+                                                    "device_time_s": self.env.now})
+            g.result.succeed(GameVoid(g.spin_id, "power_off", self.env.now))
+
+    def power_on(self) -> None:
+        """Power comes back: the wheel starts (``wheel_start_s``) and plays the pending game — the
+        one the power-off cut, under its spin number — then goes on as before."""
+        if self.powered:
+            return
+        self.powered = True
+        self.telemetry(self.name, "wheel_power", {"what": "on", "device_time_s": self.env.now})
+        waiting, self._power_waiting = self._power_waiting, []
+        for ev in waiting:
+            ev.succeed(True)
+        if self.autonomous:
+            self.env.process(self._cycle(self._epoch, True))
+
+    _current: WheelGame | None = None
+
+    def _cycle(self, epoch: int, after_power_up: bool):
         env, p, w = self.env, self.params, self._wheel
-        while True:
-            spin_id = w.spins + 1
-            game = WheelGame(spin_id, env.now, False, env.event(), env.event())
-            self.telemetry(self.name, "game_start", {"spin_id": spin_id, "device_time_s": env.now})
+        yield env.timeout(p.wheel_start_s)  # the motor brings the rotor up (the vendor's state 1)
+        while epoch == self._epoch:
+            spin_id = self._pending if self._pending is not None else self._last_spin + 1
+            self._pending = spin_id
+            game = WheelGame(spin_id, env.now, after_power_up, env.event(), env.event())
+            self._current = game
+            self.telemetry(self.name, "game_start", {"spin_id": spin_id, "after_power_up": after_power_up,
+                                                     "device_time_s": env.now})
+            after_power_up = False
             waiting, self._waiting = self._waiting, []
             for ev in waiting:
                 ev.succeed(game)
             self._open = None if waiting else game
             reverses = p.rotor_direction == "alternate" and w.spins > 0
             yield env.timeout(p.rotor_brake_s if reverses else 0.0)  # the motor brakes, then reverses
-            done = self._start(game.bets_closed)
+            if self._busy_until is not None and env.now < self._busy_until:  # a ball cut by a power-off still rolls
+                yield env.timeout(self._busy_until - env.now)
+            if epoch != self._epoch:
+                return
+            done = self._start(game.bets_closed, spin_id, epoch)
             result = yield done
+            if epoch != self._epoch:
+                return
+            self._pending, self._last_spin = None, spin_id
             game.result.succeed(result)
             yield env.timeout(p.result_hold_s)
 
@@ -458,7 +513,7 @@ class RouletteWheelSim:
             raise RuntimeError(f"{self.name}: an autonomous wheel starts its own games (cycle = autonomous)")
         return self._start(None)
 
-    def _start(self, bets_closed: simpy.Event | None) -> simpy.Event:
+    def _start(self, bets_closed: simpy.Event | None, spin_id: int | None = None, epoch: int = 0) -> simpy.Event:
         now = self.env.now
         if self._busy_until is not None and now < self._busy_until:
             raise RuntimeError(f"{self.name}: spin commanded at t={now} while the ball is still moving "
@@ -467,35 +522,40 @@ class RouletteWheelSim:
         self._busy_until = now + phys.stop_s
         self.last_physics = phys
         done = self.env.event()
-        self.env.process(self._run(self._wheel.spins, now, phys, done, bets_closed))
+        self.env.process(self._run(self._wheel.spins if spin_id is None else spin_id, now, phys, done, bets_closed,
+                                   epoch))
         return done
 
-    def _close_bets(self, spin_id: int, bets_closed: simpy.Event | None) -> None:
-        if bets_closed is not None:  # the autonomous wheel's own "no more bets"
+    def _say(self, epoch: int, kind: str, p: dict) -> None:
+        if epoch == self._epoch:  # a powered-off wheel reports nothing of the game it abandoned
+            self.telemetry(self.name, kind, p)
+
+    def _close_bets(self, spin_id: int, bets_closed: simpy.Event | None, epoch: int = 0) -> None:
+        if bets_closed is not None and epoch == self._epoch:  # the autonomous wheel's own "no more bets"
             self.telemetry(self.name, "bets_closed", {"spin_id": spin_id, "device_time_s": self.env.now})
             bets_closed.succeed(self.env.now)
 
     def _run(self, spin_id: int, start: float, phys: BallPhysics, done: simpy.Event,
-             bets_closed: simpy.Event | None = None):
+             bets_closed: simpy.Event | None = None, epoch: int = 0):
         env = self.env
         rotor_dir = _direction(phys.rotor_sign)
         launch_t = drop_t = None
         if phys.launched:
             yield env.timeout(phys.launch_s)
             launch_t = env.now
-            self.telemetry(self.name, "ball_launch", {"spin_id": spin_id, "rotor_direction": rotor_dir,
-                                                      "launch_speed_rps": phys.ball_speed_rad_s / TWO_PI,
-                                                      "device_time_s": launch_t})
+            self._say(epoch, "ball_launch", {"spin_id": spin_id, "rotor_direction": rotor_dir,
+                                             "launch_speed_rps": phys.ball_speed_rad_s / TWO_PI,
+                                             "device_time_s": launch_t})
             if bets_closed is not None:
                 yield env.timeout(max(0.0, start + phys.bets_closed_s - env.now))
-                self._close_bets(spin_id, bets_closed)
+                self._close_bets(spin_id, bets_closed, epoch)
             yield env.timeout(max(0.0, start + phys.drop_s - env.now))
             drop_t = env.now
-            self.telemetry(self.name, "ball_drop", {"spin_id": spin_id, "ball_revolutions": phys.revolutions,
-                                                    "device_time_s": drop_t})
+            self._say(epoch, "ball_drop", {"spin_id": spin_id, "ball_revolutions": phys.revolutions,
+                                           "device_time_s": drop_t})
         elif bets_closed is not None:
             yield env.timeout(phys.launch_s)
-            self._close_bets(spin_id, bets_closed)  # a failed launch: the wheel closes bets and voids the game
+            self._close_bets(spin_id, bets_closed, epoch)  # a failed launch: the wheel closes bets and voids the game
         yield env.timeout(max(0.0, start + phys.stop_s - env.now))
         result = BallResult(
             spin_id=spin_id,
@@ -511,5 +571,5 @@ class RouletteWheelSim:
             drop_time_s=drop_t,
             stop_time_s=env.now,
         )
-        self.telemetry(self.name, "ball_result", payload(result))
+        self._say(epoch, "ball_result", payload(result))
         done.succeed(result)

@@ -24,21 +24,17 @@ source ended mid-game) and, from a trace, ``round`` (the round that settled on i
 from __future__ import annotations
 
 import csv
-import datetime as dt
 import io
-import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hil.wire.slingshot import DOUBLE_ZERO_WIN, Game, GameTracker, LineError, parse_line
+from hil.wire.slingshot import DOUBLE_ZERO_WIN, Game, GameTracker, LineError, LogLine, parse_line, parse_log
 
 #: the columns, in order
 COLUMNS = ("source", "game", "spin", "result", "direction", "rotor_rpm", "time_s", "time", "status", "void_reason",
            "round", "start_seen", "after_power_up", "line")
 
-_SECONDS = re.compile(r"(\d+(?:\.\d+)?)[ \t]")
-_ISO = re.compile(r"(\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)[ \t]")
 
 
 class OutcomesError(ValueError):
@@ -95,42 +91,16 @@ def _pocket(win: int | None, wheel: str) -> int | str | None:
 
 
 # --------------------------------------------------------------------------- a raw wheel log
-def _iso_seconds(text: str) -> float:
-    t = dt.datetime.fromisoformat(text.replace(",", ".").replace("Z", "+00:00"))
-    if t.tzinfo is None:
-        t = t.replace(tzinfo=dt.timezone.utc)
-    return t.timestamp()
-
-
-def read_log(path: Path) -> tuple[str, list[tuple[int, float | None, str | None, bytes]]]:
-    """The log's format (``plain`` | ``seconds`` | ``iso``) and its lines: (line number, time s or
-    None, the timestamp's text for ISO, the wheel's line's bytes without the terminator)."""
+def read_log(path: Path) -> tuple[str, list[LogLine]]:
+    """A raw wheel log's format and lines (``hil.wire.slingshot.parse_log``)."""
     try:
         raw = Path(path).read_bytes()
     except OSError as exc:
         raise OutcomesError(f"{path}: {exc.strerror or exc}") from None
-    rows = [(i, ln.removesuffix(b"\r")) for i, ln in enumerate(raw.split(b"\n"), 1)]
-    rows = [(i, ln) for i, ln in rows if ln.strip() and not ln.startswith(b"#")]
-    texts = [(i, ln.decode("latin-1")) for i, ln in rows]
-    fmt = "plain"
-    if texts and all(_ISO.match(t) for _, t in texts):
-        fmt = "iso"
-    elif texts and all(_SECONDS.match(t) for _, t in texts):
-        fmt = "seconds"
-    out: list[tuple[int, float | None, str | None, bytes]] = []
-    for (i, ln), (_, text) in zip(rows, texts):
-        if fmt == "plain":
-            out.append((i, None, None, ln))
-            continue
-        m = (_ISO if fmt == "iso" else _SECONDS).match(text)
-        assert m is not None
-        stamp = m.group(1)
-        try:
-            t = _iso_seconds(stamp) if fmt == "iso" else float(stamp)
-        except ValueError as exc:
-            raise OutcomesError(f"{path}:{i}: bad timestamp {stamp!r}: {exc}") from None
-        out.append((i, t, stamp if fmt == "iso" else None, ln[m.end():]))
-    return fmt, out
+    try:
+        return parse_log(raw)
+    except ValueError as exc:
+        raise OutcomesError(f"{path}: {exc}") from None
 
 
 def from_slingshot_log(path: Path, wheel: str = "single-zero") -> Outcomes:
@@ -140,7 +110,7 @@ def from_slingshot_log(path: Path, wheel: str = "single-zero") -> Outcomes:
     counts = {"lines": len(lines), "status": 0, "bare": 0, "power": 0, "garbled": 0}
     at: dict[int, tuple[int, str | None]] = {}  # game index -> (line number, ISO text) of its result / void
     garbled: list[int] = []
-    for n, (lineno, t, stamp, data) in enumerate(lines):
+    for n, (lineno, t, stamp, data) in enumerate((ln.lineno, ln.t, ln.stamp, ln.data) for ln in lines):
         try:
             item = parse_line(data)
         except LineError:

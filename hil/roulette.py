@@ -477,8 +477,8 @@ class RouletteController(TableCroupier):
         if self.dev.lockout_counter is not None:
             self.dev.lockout_counter.measure()
         t_close = env.now
-        first = game.result if game.result.processed else None
-        yield (game.result | env.timeout(cr.spin_delay_s)) if first is None else env.timeout(cr.spin_delay_s)
+        if not game.result.processed:  # late presses arrive meanwhile; a game void already is judged at once
+            yield game.result | env.timeout(cr.spin_delay_s)
         self._update_search()
         straights, ups = self._accept(n, t_close)
         self.stats["rounds"] += 1

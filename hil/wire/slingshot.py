@@ -362,3 +362,59 @@ class GameTracker:
     def _void(self, out: list, g: Game, reason: str, t: float) -> None:
         g.void, g.void_s = reason, t
         out.append(("void", g))
+
+
+# --------------------------------------------------------------------------- raw wheel logs
+#: a timestamped log line: seconds (``12.250``) or ISO 8601, then exactly one space or tab
+_LOG_SECONDS = re.compile(rb"(\d+(?:\.\d+)?)[ \t]")
+_LOG_ISO = re.compile(rb"(\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)?)[ \t]")
+LOG_FORMATS = ("plain", "seconds", "iso")
+
+
+@dataclass(frozen=True)
+class LogLine:
+    """One wheel line of a raw log: its line number in the file, its time (s; None in a plain
+    log), its timestamp as written (ISO logs), and the wheel's bytes without the terminator."""
+
+    lineno: int
+    t: float | None
+    stamp: str | None
+    data: bytes
+
+
+def _iso_seconds(text: str) -> float:
+    import datetime as dt
+
+    t = dt.datetime.fromisoformat(text.replace(",", ".").replace("Z", "+00:00"))
+    if t.tzinfo is None:
+        t = t.replace(tzinfo=dt.timezone.utc)
+    return t.timestamp()
+
+
+def parse_log(raw: bytes) -> tuple[str, list[LogLine]]:
+    """A raw wheel log's format and lines (docs/wire/slingshot-roulette.md, "Raw logs"). Formats,
+    decided for the whole file: ``plain`` (each line as the wheel sent it), ``seconds`` (``12.250``
+    then one space or tab then the line) and ``iso`` (``2026-11-30T14:02:11.250`` — ``Z`` or an
+    offset allowed, a space for ``T`` too — then one space or tab then the line). LF or CR LF;
+    blank lines and lines starting with ``#`` are skipped. ValueError for a bad timestamp."""
+    rows = [(i, ln.removesuffix(b"\r")) for i, ln in enumerate(raw.split(b"\n"), 1)]
+    rows = [(i, ln) for i, ln in rows if ln.strip() and not ln.startswith(b"#")]
+    fmt = "plain"
+    if rows and all(_LOG_ISO.match(ln) for _, ln in rows):
+        fmt = "iso"
+    elif rows and all(_LOG_SECONDS.match(ln) for _, ln in rows):
+        fmt = "seconds"
+    out: list[LogLine] = []
+    for i, ln in rows:
+        if fmt == "plain":
+            out.append(LogLine(i, None, None, ln))
+            continue
+        m = (_LOG_ISO if fmt == "iso" else _LOG_SECONDS).match(ln)
+        assert m is not None
+        stamp = m.group(1).decode("ascii")
+        try:
+            t = _iso_seconds(stamp) if fmt == "iso" else float(stamp)
+        except ValueError as exc:
+            raise ValueError(f"line {i}: bad timestamp {stamp!r}: {exc}") from None
+        out.append(LogLine(i, t, stamp if fmt == "iso" else None, ln[m.end():]))
+    return fmt, out

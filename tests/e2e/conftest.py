@@ -23,15 +23,15 @@ def stub():
 
 
 @contextmanager
-def stubs_with_control(roles: dict[str, str], wire: str, time_scale: float):
-    """One stub per role (role -> device), each with a control endpoint; yields
-    role -> (url, control url)."""
+def stubs_with_control(roles: dict[str, str], wire: str, time_scale: float, extra: dict[str, list[str]] | None = None):
+    """One stub per role (role -> device), each with a control endpoint (and ``extra`` arguments
+    per role); yields role -> (url, control url)."""
     with ExitStack() as stack:
         urls = {}
         for role, device in roles.items():
             where = ["--modbus", "tcp://127.0.0.1:0"] if wire == "modbus" else ["--pty"]
             s = stack.enter_context(launch(device, *where, "--time-scale", str(time_scale),
-                                           "--control", "tcp://127.0.0.1:0"))
+                                           "--control", "tcp://127.0.0.1:0", *(extra or {}).get(role, [])))
             urls[role] = (s.url, s.control)
         yield urls
 

@@ -9,7 +9,10 @@ whose Roulette Up paytable is not progressive presses on the same system and nev
 wager to its meter; simulated, it is the plain wagering device.)
 
 The wheel does not say which wheel it is on the wire: the bench names it in the URL
-(``?wheel=double-zero``), so the scenarios run on two benches, one per wheel. Capped at a few
+(``?wheel=double-zero``), so the scenarios run on two benches, one per wheel. The wheel stub runs
+the model's commanded cycle (``--param profile=model``, the adapter's ``mode=command``) so that it
+spins exactly when the simulated wheel does; the autonomous live wheel is followed in
+``test_e2e_slingshot_follow.py``. Capped at a few
 rounds and time-compressed, like the Crazy Time comparison; the statistical checks are then
 indeterminate on both sides.
 """
@@ -40,7 +43,7 @@ def _bench(path: Path, wheel: str, urls: dict[str, tuple[str, str]]) -> Path:
     lines = ["schema = 1", 'name = "roulette-stubs"', f"time_scale = {SCALE}"]
     for role, (url, control) in urls.items():
         kind = "serial" if role == "ball_wheel" else "modbus"
-        url = f"{url}?wheel={wheel}" if role == "ball_wheel" else url
+        url = f"{url}?wheel={wheel}&mode=command" if role == "ball_wheel" else url
         lines += [f"[devices.{role}]", f'kind = "{kind}"', f'url = "{url}"', f'control = "{control}"',
                   "timeout_s = 0.5", "poll_period_s = 0.002"]
     path.write_text("\n".join(lines) + "\n")
@@ -59,7 +62,8 @@ def test_roulette_suite_same_verdicts_on_the_vendor_protocol_wheel(stub_control,
         sim_out, real_out = tmp_path / f"sim-{wheel}", tmp_path / f"real-{wheel}"
         sim = runner.invoke(app, ["run", *files, "--max-rounds", ROUNDS, "--out", str(sim_out), "--jobs", "1"])
         assert sim.exit_code in (0, 1), sim.output
-        with stub_control({"ball_wheel": "roulette-wheel"}, "serial", SCALE) as serial_urls, \
+        with stub_control({"ball_wheel": "roulette-wheel"}, "serial", SCALE,  # the model's commanded wheel
+                          {"ball_wheel": ["--param", "profile=model"]}) as serial_urls, \
                 stub_control({"illuminator": "illuminator", "roulette_wagering": "progressive-system"}, "modbus",
                              SCALE) as mb:
             bench = _bench(tmp_path / f"bench-{wheel}.toml", wheel, serial_urls | mb)

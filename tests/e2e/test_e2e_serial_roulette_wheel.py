@@ -52,7 +52,8 @@ def model_results(params: dict, seed: dict, n: int) -> tuple[list, list[str]]:
 
 @contextmanager
 def seeded_stub(params: dict, seed: dict) -> Iterator[tuple[object, str]]:
-    with launch("roulette-wheel", "--pty", "--time-scale", str(TIME_SCALE), "--control", "tcp://127.0.0.1:0") as st:
+    with launch("roulette-wheel", "--pty", "--time-scale", str(TIME_SCALE), "--control", "tcp://127.0.0.1:0",
+                "--param", "profile=model") as st:  # the model's commanded wheel (kept through configure)
         effective = request(st.control, {"op": "configure", "params": params, "seed": seed})["params"]
         assert {k: effective[k] for k in params} == params
         yield st.proc, st.url
@@ -62,7 +63,8 @@ def play(url: str, io: IoLoop, n: int, wait_s: float = 60.0):
     """``n`` games through the adapter; returns their events and the telemetry (kind, payload)."""
     env = WallClockEnvironment(time_scale=TIME_SCALE)
     events: list[tuple[str, dict]] = []
-    wheel = SlingshotRouletteWheel(env, io, url, lambda _d, k, p: events.append((k, p)), "ball_wheel", 0.5)
+    wheel = SlingshotRouletteWheel(env, io, url, lambda _d, k, p: events.append((k, p)), "ball_wheel", 0.5,
+                                   mode="command")
     try:
         def go():
             done = []
@@ -99,12 +101,13 @@ def test_the_pockets_are_the_seeded_models(wheel: str):
     assert [r.spin_id for r in got] == [r.spin_id for r in want] == list(range(1, n + 1))
     assert [r.rotor_direction for r in got] == [r.rotor_direction for r in want] == ["cw", "ccw"] * (n // 2)
     assert [r.misspin for r in got] == [r.misspin for r in want]
-    for g, w in zip(got, want):  # the speed field is whole rpm
-        assert abs(g.rotor_speed_rps - w.rotor_speed_rps) <= 0.5 / 60 + 1e-9
+    for g, w in zip(got, want):  # the speed field is whole rpm, of the game's first state-3 line (the rotor coasts)
+        assert abs(g.rotor_speed_rps - w.rotor_speed_rps) <= 1.0 / 60
         assert g.ball_revolutions is None and g.launch_speed_rps == 0.0
-        assert g.start_time_s < g.launch_time_s < g.drop_time_s < g.stop_time_s
-    # the same telemetry the model emits, in the same order (plus the wheel's own states)
-    assert [k for k in kinds if k != "wheel_state"] == model_kinds
+        assert g.start_time_s < g.launch_time_s < g.stop_time_s and g.drop_time_s is None
+    # the model's telemetry, in the same order: its drop is the commanded wheel's state 4 (bets closed)
+    assert [k for k in kinds if k not in ("wheel_state", "game_start")] == \
+        [{"ball_drop": "bets_closed"}.get(k, k) for k in model_kinds]
     states = [p["state"] for k, p in events if k == "wheel_state"]
     # the rig starts each game while the wheel still shows the last number (state 5 holds 2 s)
     assert states[:1 + 5 * n] == [6] + [1, 2, 3, 4, 5] * n and states[1 + 5 * n:] in ([], [6])
@@ -121,7 +124,9 @@ def test_void_games_are_misspins():
     assert [r.pocket for r in got] == [r.pocket for r in want]  # the ball stays where it lay
     assert all(r.launch_time_s is None and r.drop_time_s is None for r in got)
     kinds = [k for k, _ in events]
-    assert [k for k in kinds if k != "wheel_state"] == model_kinds and "ball_launch" not in kinds
+    assert [k for k in kinds if k not in ("wheel_state", "game_start", "wheel_warning")] == model_kinds
+    assert "ball_launch" not in kinds
+    assert [p["bit"] for k, p in events if k == "wheel_warning"] == [8, 8]  # the wheel's void game, each game
     assert "wire_fault" not in kinds, [p for k, p in events if k == "wire_fault"]
     assert {p["warning"] for k, p in events if k == "wheel_state" and p["state"] == 5} == {8}
 
@@ -129,7 +134,7 @@ def test_void_games_are_misspins():
     with seeded_stub(weak, seed_of(6)) as (_proc, path), IoLoop() as io:
         done, events = play(path, io, 1)
     (r,) = [ev.value for ev in done]
-    assert r.misspin and r.launch_time_s is not None and r.drop_time_s is not None
+    assert r.misspin and r.launch_time_s is not None and r.drop_time_s is None  # the drop is not on the wire
     assert "wire_fault" not in [k for k, _ in events]
 
 
@@ -146,7 +151,7 @@ def test_a_stub_killed_mid_game_is_a_wire_fault_and_the_game_never_resolves():
             elif kind == "wire_fault" and not gone.triggered:
                 gone.succeed(p)
 
-        wheel = SlingshotRouletteWheel(env, io, path, telemetry, "ball_wheel", 0.5)
+        wheel = SlingshotRouletteWheel(env, io, path, telemetry, "ball_wheel", 0.5, mode="command")
         try:
             def go():
                 ev = wheel.spin()

@@ -22,8 +22,8 @@ from firmware_stubs.launch import launch
 from firmware_stubs.modbus import ModelClock
 from firmware_stubs.pty import open_pty
 from firmware_stubs.serial import FdPort
-from firmware_stubs.slingshot import SlingshotGlue, SlingshotStub
-from hil.wire.slingshot import Status, format_status, parse_status, win_code
+from firmware_stubs.slingshot import SlingshotGlue, SlingshotStub, stub_params
+from hil.wire.slingshot import BareWin, Power, Status, format_status, parse_line, parse_status, win_code
 
 TIME_SCALE = 40.0
 LIMIT_S = 8.0  # safety net (wall s); tests assert behaviour, never how long it took
@@ -35,6 +35,8 @@ class Client:
     def __init__(self, path: str) -> None:
         self.ser = serial.serial_for_url(path, baudrate=9600, timeout=0.02)
         self.buf = b""
+        self.others: list = []  # the bare and power lines, in order
+        self.raw: list[bytes] = []  # every line as it came (terminator taken off)
 
     def send(self, data: bytes) -> None:
         self.ser.write(data)
@@ -52,7 +54,12 @@ class Client:
             now = time.monotonic()
             while b"\r\n" in self.buf:
                 line, self.buf = self.buf.split(b"\r\n", 1)
-                s = parse_status(line)  # the stub never sends anything else
+                self.raw.append(line)
+                item = parse_line(line)  # the stub never sends a line the grammar does not know
+                self.others.append(item) if not isinstance(item, Status) else None
+                if not isinstance(item, Status):
+                    continue
+                s = item
                 out.append((now, s))
                 if done is not None and done(s):
                     return out
@@ -62,10 +69,11 @@ class Client:
 
 
 @contextmanager
-def stub(seed: int = 7, baudrate: int | None = 9600, **knobs) -> Iterator[tuple[SlingshotGlue, Client]]:
-    """A ``SlingshotStub`` serving on a new pty in a thread; everything ended in ``finally``."""
+def stub(seed: int = 7, baudrate: int | None = 9600, params=None, **knobs) -> Iterator[tuple[SlingshotGlue, Client]]:
+    """A ``SlingshotStub`` serving on a new pty in a thread (``params``, else the model's with
+    ``knobs``: the commanded wheel); everything ended in ``finally``."""
     clock = ModelClock(TIME_SCALE)
-    glue = SlingshotGlue(clock, RouletteWheelParams(**knobs), np.random.default_rng(seed))
+    glue = SlingshotGlue(clock, params or RouletteWheelParams(**knobs), np.random.default_rng(seed))
     pair = open_pty()
     port = FdPort(pair.master_fd)
     srv = SlingshotStub(port, glue, clock, baudrate=baudrate)
@@ -75,7 +83,7 @@ def stub(seed: int = 7, baudrate: int | None = 9600, **knobs) -> Iterator[tuple[
     try:
         client = Client(pair.peer_path)
         thread.start()
-        client.lines_until(lambda s: s.state == 6)  # the power-up status line
+        client.lines_until(lambda s: s.state in (6, 1))  # the power-up status line
         yield glue, client
     finally:
         stop.set()
@@ -199,7 +207,15 @@ def test_process_prints_ready_and_refuses_modbus():
             (_, first), *_ = client.lines_until(lambda s: True)
         finally:
             client.ser.close()
-    assert first == Status(6, 0, 0, 0, 0, 0)
+    assert first.spin == 1 and first.state in (1, 2, 6)  # the live wheel by default: its own cycle, game 1 pending
+    with launch("roulette-wheel", "--pty", "--time-scale", "40", "--param", "profile=model") as st:
+        client = Client(st.url)
+        try:
+            client.send(b"*X\r\n")
+            (_, first), *_ = client.lines_until(lambda s: True)
+        finally:
+            client.ser.close()
+    assert first == Status(6, 0, 0, 0, 0, 0)  # the model's commanded wheel: idle, no game yet
     out = subprocess.run([sys.executable, "-m", "firmware_stubs", "roulette-wheel", "--modbus", "tcp://127.0.0.1:0"],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and "serial line protocol only" in out.stderr and "no Modbus register map" in out.stderr
@@ -210,3 +226,68 @@ def test_bad_params_are_refused_at_start(bad: str):
     out = subprocess.run([sys.executable, "-m", "firmware_stubs", "roulette-wheel", "--pty", "--param", bad],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode != 0 and "roulette-wheel" in out.stderr
+
+
+# --------------------------------------------------------------------------- the live wheel (issue 12, section 1)
+def games_of(lines: list[tuple[float, Status]]) -> dict[int, list[int]]:
+    """spin# -> its states in order (a repeated line counted once)."""
+    out: dict[int, list[int]] = {}
+    prev = None
+    for _, s in lines:
+        if (s.spin, s.state) != prev:
+            out.setdefault(s.spin, []).append(s.state)
+        prev = (s.spin, s.state)
+    return out
+
+
+def test_the_live_wheel_runs_its_own_cycle_space_padded_with_bare_lines_and_a_reversing_rotor():
+    with stub(params=stub_params({})) as (glue, client):  # the stub's default: the live profile
+        client.send(b"*K\r\n")  # the live wheel does not wait for the host
+        lines = client.lines_until(lambda s: s.spin == 4 and s.state == 2, limit_s=30.0)
+    assert glue.autonomous and glue.refused == 1
+    games = games_of(lines)
+    assert games[1][-4:] == [2, 3, 4, 5] and set(games[1][:-4]) <= {1, 6}  # state 1 only after power-up
+    assert games[2] == [2, 3, 4, 5] and games[3] == [2, 3, 4, 5]  # no state 1 between games: 2 with spin# + 1
+    assert [type(o).__name__ for o in client.others[:2]] == ["Power", "Power"]  # *P 1, *P OK at power-up
+    assert [o.what for o in client.others[:2]] == ["on", "ok"]
+    bare = [o.win for o in client.others if isinstance(o, BareWin)]
+    wins = [next(s.win for _, s in lines if s.spin == g and s.state == 5) for g in (1, 2, 3)]
+    assert bare == wins  # the bare line before each game's first state-5 line, same number
+    for i, raw in enumerate(client.raw[:-1]):
+        if raw.strip().isdigit():
+            assert parse_line(client.raw[i + 1]).state == 5  # just before the first state-5 line
+    for raw in client.raw:  # a one-digit number is space-padded, never zero-padded
+        if raw.startswith(b"*X"):
+            win = raw.split(b";")[3]
+            assert len(win) == 2 and (win[:1] != b"0" or win == b"0")
+    on_rim = [s for _, s in lines if s.state in (3, 4, 5)]
+    assert all(120 <= s.speed_rpm <= 190 for s in on_rim), sorted({s.speed_rpm for s in on_rim})
+    dirs = [{s.direction for s in on_rim if s.spin == g} for g in (1, 2, 3)]
+    assert dirs == [{0}, {1}, {0}]  # the rotor reverses between games
+    braking = [s.speed_rpm for _, s in lines if s.spin == 2 and s.state == 2]
+    assert min(braking) < max(braking)  # state 2: the rotor brakes and comes up the other way
+
+
+def test_a_power_cycle_replays_the_cut_game_under_its_number():
+    params = stub_params({"power_off_game": 2, "power_off_state": 3, "power_off_s": 6.0})
+    with stub(params=params) as (glue, client):
+        lines = client.lines_until(lambda s: s.spin == 3 and s.state == 2, limit_s=40.0)
+    assert glue.power_cycles == 1
+    seq = [(s.spin, s.state) for _, s in lines]
+    cut = seq.index((2, 3))
+    after = [x for i, x in enumerate(seq) if i > cut and (i == 0 or x != seq[i - 1])]
+    assert after[:4] == [(2, 6), (2, 1), (2, 2), (2, 3)]  # state 6 kept with the pending spin#, 1, then the game
+    assert (2, 5) in after and after[-1] == (3, 2)
+    words = [o.what for o in client.others if isinstance(o, Power)]
+    assert words == ["on", "ok", "off", "ok", "on", "ok"]
+    off = [s.speed_rpm for _, s in lines if s.state == 6 and s.spin == 2]
+    assert off[0] > 0 and off[-1] == 0  # the rotor runs down to 000 without power
+
+
+def test_warning_bits_come_up_in_the_state_and_game_asked_for():
+    params = stub_params({"warning_game": 1, "warning_bits": 4, "warning_state": 3})
+    with stub(params=params) as (_glue, client):
+        lines = client.lines_until(lambda s: s.spin == 2 and s.state == 3, limit_s=30.0)
+    g1 = [(s.state, s.warning) for _, s in lines if s.spin == 1]
+    assert {w for st, w in g1 if st in (1, 2)} == {0} and {w for st, w in g1 if st >= 3} == {4}
+    assert {s.warning for _, s in lines if s.spin == 2} == {0}  # cleared at the next game
