@@ -10,6 +10,12 @@ JSON lines over TCP (bound to 127.0.0.1 unless told otherwise). Requests and ans
   ``{"ok": true, "params": {effective params}}``
 * ``{"op": "truth"}`` → ``{"ok": true, "truth": [...]}``: the ground truth recorded since the last
   configure (the wagering device: each lock-out's command time and drawn latency)
+* ``{"op": "clock", "ppm": X}`` → ``{"ok": true, "clock": {"ppm": X, "time_scale": S}}``: the
+  device clock runs X ppm fast from now on (negative: slow), continuous at this instant; without
+  ``ppm``, the clock's current rate is answered and left alone (docs/wire/clock.md)
+* ``{"op": "info"}`` → ``{"ok": true, "device": D, "wire": "modbus" | "serial", "time_scale": S,
+  "clock_ppm": X, "params": {effective params}}``: what the stub is (the rig checks the bench
+  against it: ``hil.applicability``)
 * ``{"op": "ping"}`` → ``{"ok": true}``
 
 The rig configures each stub at the start of every scenario (the scenario's device faults), so a
@@ -68,8 +74,10 @@ def validate_params(cls: type, raw: dict[str, Any]) -> Any:
 
 
 class ControlServer:
-    def __init__(self, configure: Configure, truth: Callable[[], list[dict[str, Any]]]) -> None:
-        self.configure, self.truth = configure, truth
+    def __init__(self, configure: Configure, truth: Callable[[], list[dict[str, Any]]],
+                 clock: Callable[[float | None], dict[str, Any]] | None = None,
+                 info: Callable[[], dict[str, Any]] | None = None) -> None:
+        self.configure, self.truth, self.clock, self.info = configure, truth, clock, info
         self.server: asyncio.base_events.Server | None = None
 
     async def start(self, host: str, port: int) -> int:
@@ -89,6 +97,13 @@ class ControlServer:
                                                              request.get("seed", 0), request.get("rules"))}
             if op == "truth":
                 return {"ok": True, "truth": self.truth()}
+            if op == "clock" and self.clock is not None:
+                ppm = request.get("ppm")
+                if ppm is not None and (isinstance(ppm, bool) or not isinstance(ppm, (int, float))):
+                    return {"ok": False, "error": f"ppm must be a number, not {ppm!r}"}
+                return {"ok": True, "clock": self.clock(None if ppm is None else float(ppm))}
+            if op == "info" and self.info is not None:
+                return {"ok": True, **self.info()}
             if op == "ping":
                 return {"ok": True}
             return {"ok": False, "error": f"unknown op {op!r}"}

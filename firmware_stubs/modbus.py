@@ -7,7 +7,8 @@ registers are refreshed from the model's state before the response is built. Bet
 nothing needs to run: the model's events are processed in order when the next request asks.
 
 Device time (every ``*_ns`` register) is the model's clock: ns since the stub started, times
-``time_scale`` (1.0 = real time). The glue between a model and its register map is a
+``time_scale`` (1.0 = real time), running ``ppm`` fast when the device clock is told to drift
+(``ModelClock``). The glue between a model and its register map is a
 ``DeviceGlue`` (one per device kind).
 """
 
@@ -33,12 +34,20 @@ _TABLES: tuple[Table, ...] = ("coil", "discrete", "holding", "input")
 
 
 class ModelClock:
-    """A model's simulated time as a function of the wall clock."""
+    """A model's simulated time as a function of the wall clock, and the device clock that
+    stamps it (``ns``). The device clock may drift: ``ppm`` parts per million fast (negative:
+    slow) against model time — a crystal's or resonator's error, as a real device's clock has
+    (``--clock-ppm``, or the control endpoint's ``clock`` op). The physics runs on model time;
+    only the timestamps the device reports are on its drifting clock. A change of rate is taken
+    from the current instant on: the device clock never jumps."""
 
-    def __init__(self, time_scale: float = 1.0) -> None:
+    def __init__(self, time_scale: float = 1.0, ppm: float = 0.0) -> None:
         self.env = simpy.Environment()
         self.time_scale = time_scale
         self.t0_ns = time.perf_counter_ns()
+        self.ppm = float(ppm)
+        self._anchor_s = 0.0  # model time at which the current rate took effect
+        self._anchor_ns = 0  # the device clock then
 
     def model_time(self, t_ns: int) -> float:
         return (t_ns - self.t0_ns) * 1e-9 * self.time_scale
@@ -54,9 +63,17 @@ class ModelClock:
         """A fresh simulation for a new model, starting at the device clock's current time."""
         self.env = simpy.Environment(initial_time=max(self.env.now, self.model_time(time.perf_counter_ns())))
 
+    def set_ppm(self, ppm: float) -> None:
+        """The device clock runs ``ppm`` fast from now on (continuous at this instant)."""
+        if not -1e5 < ppm < 1e5:
+            raise ValueError(f"clock ppm must be within ±100000 (±10 %), not {ppm}")
+        t = max(self.env.now, self.model_time(time.perf_counter_ns()))
+        self._anchor_ns, self._anchor_s, self.ppm = self.ns(t), t, float(ppm)
+
     def ns(self, t_s: float | None = None) -> int:
         """A model time (default: now) as device-clock ns."""
-        return round((self.env.now if t_s is None else t_s) * 1e9)
+        t = self.env.now if t_s is None else t_s
+        return self._anchor_ns + round((t - self._anchor_s) * (1.0 + self.ppm * 1e-6) * 1e9)
 
 
 class RegisterImage:

@@ -10,6 +10,8 @@ with pydantic so a typo fails at load with file, line and field.
 
 from __future__ import annotations
 
+import concurrent.futures
+import contextlib
 import dataclasses
 import functools
 import importlib
@@ -38,6 +40,7 @@ from devices.roulette_wheel import RouletteWheelParams, RouletteWheelSim
 from devices.top_slot import TopSlotParams, TopSlotSim
 from devices.wagering import WageringParams, WageringSim
 from devices.actuator import PROGRESSIVE_SPOTS, WAGERING_SPOTS, ActuatorParams, SimActuator, Wiring
+from hil.clock import DEFAULT_MAX_DRIFT_PPM, max_clock_drift
 from hil.config import ConfigError, dotted, parse_toml, read_text, validate
 from hil.wire.url import ModbusUrl
 from hil.transport.visa import CounterConfig
@@ -125,6 +128,9 @@ class DeviceConfig(pydantic.BaseModel):
     def actuator_fields(self) -> dict[str, Any]:
         """The actuator fields the file sets."""
         return {k: getattr(self, k) for k in ACTUATOR_FIELDS if getattr(self, k) is not None}
+    #: the most this device's clock may drift against the rig's (ppm); beyond it a ``clock_drift``
+    #: wire fault is recorded (docs/wire/clock.md). None: the bench's ``max_clock_drift_ppm``
+    max_clock_drift_ppm: float | None = pydantic.Field(None, gt=0)
 
     @pydantic.model_validator(mode="after")
     def _fields_of_kind(self) -> DeviceConfig:
@@ -149,6 +155,9 @@ class BenchConfig(pydantic.BaseModel):
     #: simulated seconds per wall second when any device is real (the stubs must use the same)
     time_scale: float = pydantic.Field(1.0, gt=0)
     devices: dict[Role, DeviceConfig]
+    #: the most a real device's clock may drift against the rig's (ppm), unless its device says
+    #: otherwise (docs/wire/clock.md): a crystal is within ±100, a ceramic resonator ±5,000
+    max_clock_drift_ppm: float = pydantic.Field(DEFAULT_MAX_DRIFT_PPM, gt=0)
     #: optional instruments: ``lockout_counter`` (a VISA time-interval counter, docs/wire/visa-counter.md)
     instruments: dict[Literal["lockout_counter"], CounterConfig] = {}
 
@@ -325,11 +334,41 @@ def _need(roulette_x: RouletteXSubmission | None) -> RouletteXSubmission:
     return roulette_x
 
 
+@contextlib.contextmanager
+def _refused_at_connect(role: str, dev: DeviceConfig):
+    """A real device that cannot be reached at connect, or is not the device the bench says (its
+    clock at another time scale), stops the run: ``hil.applicability.BenchRefused``."""
+    from hil.applicability import BenchRefused
+    from hil.clock import ClockRateMismatch
+
+    try:
+        yield
+    except ClockRateMismatch as exc:
+        raise BenchRefused("mismatch", role, f"devices.{role}: {exc}") from None
+    except BenchRefused:
+        raise
+    except Exception as exc:  # noqa: BLE001 — whatever stopped the connect is named, once
+        from hil.adapters.stub_control import StubControlError
+        from hil.transport.modbus import WireError
+        from hil.transport.serial import SerialWireError
+
+        where = dev.url + (f" (control {dev.control})" if dev.control else "")
+        unreachable = (OSError, TimeoutError, concurrent.futures.TimeoutError, StubControlError, WireError,
+                       SerialWireError)
+        what = ("could not be reached or configured" if isinstance(exc, StubControlError)
+                else "could not be reached" if isinstance(exc, unreachable) else "failed at connect")
+        raise BenchRefused("unreachable" if isinstance(exc, unreachable) else "connect", role,
+                           f"devices.{role}: the {dev.kind} device at {where} {what}: "
+                           f"{str(exc) or type(exc).__name__}") from None
+
+
 @dataclass
 class Built:
     devices: Devices
     params: dict[str, dict[str, Any]]  # effective params per role (sim models and configured stubs)
     closers: list[Callable[[], None]]
+    #: role -> what a stub's control endpoint says it is (``info``: device, time scale, clock ppm)
+    stubs: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)
 
     def close(self) -> None:
         for close in reversed(self.closers):
@@ -380,23 +419,27 @@ def build_devices(
                 setattr(built.devices, role, model)
                 built.params[role] = dataclasses.asdict(p)
                 continue
-            if dev.control:
-                from hil.adapters.stub_control import configure_stub
+            with _refused_at_connect(role, dev):  # unreachable / mismatched: hil.applicability.BenchRefused
+                if dev.control:
+                    from hil.adapters.stub_control import configure_stub, stub_info
 
-                ss = role_seeds[role]  # the stub's model draws exactly what the SimPy model would
-                seed = {"entropy": ss.entropy, "spawn_key": list(ss.spawn_key)}
-                stub_rules = _need(roulette_x) if role == "illuminator" else rules
-                built.params[role] = configure_stub(dev.control, overrides.get(role, {}), seed, stub_rules)
-            else:
-                built.params[role] = {"kind": dev.kind, "url": dev.url}
-            module, cls = ADAPTERS[(role, dev.kind)].split(":")
-            adapter_cls = getattr(importlib.import_module(module), cls)
-            if dev.kind == "modbus":
-                rmap = (default_map(MAP_DEVICE[role]) if dev.register_map == "default"
-                        else load_register_map(_relative(dev.register_map, bench.source), MAP_DEVICE[role]))
-                adapter = adapter_cls(env, io, dev.url, dev.unit, rmap, telemetry, role, dev.timeout_s, dev.poll_period_s)
-            else:
-                adapter = adapter_cls(env, io, dev.url, telemetry, role, dev.timeout_s)
+                    ss = role_seeds[role]  # the stub's model draws exactly what the SimPy model would
+                    seed = {"entropy": ss.entropy, "spawn_key": list(ss.spawn_key)}
+                    stub_rules = _need(roulette_x) if role == "illuminator" else rules
+                    built.params[role] = configure_stub(dev.control, overrides.get(role, {}), seed, stub_rules)
+                    built.stubs[role] = stub_info(dev.control)
+                else:
+                    built.params[role] = {"kind": dev.kind, "url": dev.url}
+                module, cls = ADAPTERS[(role, dev.kind)].split(":")
+                adapter_cls = getattr(importlib.import_module(module), cls)
+                with max_clock_drift(dev.max_clock_drift_ppm or cfg.max_clock_drift_ppm):
+                    if dev.kind == "modbus":
+                        rmap = (default_map(MAP_DEVICE[role]) if dev.register_map == "default"
+                                else load_register_map(_relative(dev.register_map, bench.source), MAP_DEVICE[role]))
+                        adapter = adapter_cls(env, io, dev.url, dev.unit, rmap, telemetry, role, dev.timeout_s,
+                                              dev.poll_period_s)
+                    else:
+                        adapter = adapter_cls(env, io, dev.url, telemetry, role, dev.timeout_s)
             setattr(built.devices, role, adapter)
             built.closers.append(adapter.close)
         if ACTUATOR in cfg.devices or ACTUATOR in overrides:

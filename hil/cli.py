@@ -9,8 +9,10 @@
     croupier traceability [--out FILE]
     croupier stub DEVICE (--modbus URL | --serial URL | --pty) [--param NAME=VALUE ...]
 
-Exit codes of ``run``: 0 every scenario met its expectation, 1 one did not, 2 bad input
-(nothing was run).
+Exit codes of ``run``: 0 every scenario that ran met its expectation (a scenario NOT APPLICABLE on
+the bench is not run, and listed loudly; if none ran, 1), 1 one did not, 2 bad input (nothing was
+run), or a real device unreachable or not the device the scenario needs (the run stopped there:
+docs/wire/real-devices.md).
 """
 
 from __future__ import annotations
@@ -104,12 +106,28 @@ def run(
         _archive_previous(out)
     # Real devices are one of each: their scenarios run one after the other.
     jobs = 1 if loaded_bench.config.real_time else (jobs or min(len(scenarios), os.cpu_count() or 1))
-    results = run_suite(scenarios, loaded_bench, loaded_rules, out, seed, jobs, loaded_rx, resume)
+    from hil.applicability import BenchRefused
+    from hil.report import run_ok
+
+    try:
+        results = run_suite(scenarios, loaded_bench, loaded_rules, out, seed, jobs, loaded_rx, resume)
+    except BenchRefused as exc:  # a device unreachable or not the one the scenario needs: one error, exit 2
+        results = getattr(exc, "results", [])
+        refused = {"kind": exc.kind, "role": exc.role, "scenario": getattr(exc, "scenario", None), "reason": exc.message}
+        report = build_report(results, provenance(loaded_bench, loaded_rules, scenarios, seed, started, loaded_rx),
+                              refused)
+        write_json(report, out / "report.json")
+        write_junit(report, out / "junit.xml")
+        label = {"mismatch": "bench/device mismatch", "unreachable": "device unreachable"}.get(exc.kind, "device failed at connect")
+        sys.stderr.write(f"error: {label}: {exc.message}\n"
+                         f"the run was stopped at scenario {refused['scenario']!r} "
+                         f"({len(results)} scenario(s) ran before it; {out / 'report.json'})\n")
+        raise typer.Exit(EXIT_BAD_INPUT) from None
     report = build_report(results, provenance(loaded_bench, loaded_rules, scenarios, seed, started, loaded_rx))
     write_json(report, out / "report.json")
     write_junit(report, out / "junit.xml")
     print_summary(report, out)
-    raise typer.Exit(EXIT_OK if all(r["expectation_met"] for r in results) else EXIT_EXPECTATION)
+    raise typer.Exit(EXIT_OK if run_ok(results) else EXIT_EXPECTATION)
 
 
 #: the card side wagers (§§ 633b.17–633b.21; UTH, Criss-Cross): ``rules.blackjack_side.RTP_WAGERS``,

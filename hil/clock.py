@@ -10,13 +10,41 @@ Waits end with a short spin so events are served at sub-millisecond precision.
 ``time_scale`` is simulated seconds per wall second (1.0 = real time). Every late event is
 measured: ``lateness`` holds the scheduler lateness (wall time past the event's due time, in
 wall seconds) for the trace.
+
+Device clock ↔ rig time (docs/wire/clock.md).
+
+Every ``*_ns`` a device reports is on its own clock, which runs at its own rate: a crystal is
+within tens of ppm, a ceramic resonator within thousands. ``ClockEstimator`` re-estimates the
+device clock's offset *and* drift continuously from round trips (the rig's request leaving, the
+device's clock reading, its answer arriving — both rig stamps taken where the bytes moved):
+
+* the device read its clock between ``tx`` and ``rx``, so at the midpoint ``mid`` the offset
+  ``device − rig`` is ``device − mid`` within ``± (rx − tx) / 2`` — a hard bound, not a sigma;
+* samples are min-round-trip filtered: one per ``bucket_s`` of rig time (the one with the shortest
+  round trip), the last ``window_buckets`` of them kept (a sliding window);
+* once the window spans ``min_fit_span_s``, a straight line ``offset(t) = offset_s + drift · (t −
+  ref_s)`` is fitted through them (least squares weighted by 1/half-round-trip²). Its error at
+  any time ``t`` is a linear combination of the samples' errors, so ``Σ |wᵢ(t)| · hᵢ`` bounds it
+  (``hᵢ`` the half round trips); residuals the line cannot explain within that bound (a clock that
+  wanders) are added. The uncertainty recorded is that bound's maximum from the window's first
+  sample to two buckets past its last (how far the map is extrapolated before the next refit);
+* before that (at connect), the offset is the best sample's and the drift is unknown: 0 ± the
+  bench's maximum, so the uncertainty grows by the maximum drift times the time since that sample.
+
+A fitted drift beyond the maximum by more than its own uncertainty is a device fault the adapter
+records (``wire_fault`` ``clock_drift``). Times are in the rig's simulated seconds; drift is
+device seconds per rig second − 1, in ppm.
 """
 
 from __future__ import annotations
 
+import math
 import queue
 import time
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -120,3 +148,217 @@ class WallClockEnvironment(simpy.Environment):
         if until is not None and not until.ok:
             raise until.value
         return until.value if until is not None else None
+
+
+# ===================================================================== device clocks (docs/wire/clock.md)
+
+
+#: the maximum drift a bench accepts by default (``max_clock_drift_ppm``), ppm
+DEFAULT_MAX_DRIFT_PPM = 500.0
+#: one min-round-trip sample per this much rig time (s)
+BUCKET_S = 0.5
+#: samples (buckets) in the sliding window: 20 s at the default bucket
+WINDOW_BUCKETS = 40
+#: the window must span this much rig time (s) before the drift is fitted
+MIN_FIT_SPAN_S = 2.0
+#: a device clock whose rate during the connect samples is outside [1/(1+x), 1+x] of the rig's,
+#: beyond its bracket, runs at another time scale (a stub started with another ``--time-scale``)
+RATE_MISMATCH = 0.25
+#: the smallest half round trip a sample may claim (s): a zero would weigh infinitely
+_H_FLOOR_S = 1e-7
+
+#: the maximum drift in force while an adapter is built (``hil.bench.build_devices`` sets it per
+#: device from the bench's ``max_clock_drift_ppm``)
+MAX_DRIFT_PPM: ContextVar[float] = ContextVar("max_clock_drift_ppm", default=DEFAULT_MAX_DRIFT_PPM)
+
+
+@contextmanager
+def max_clock_drift(ppm: float) -> Iterator[None]:
+    """Adapters built inside this block accept at most ``ppm`` of device clock drift."""
+    token = MAX_DRIFT_PPM.set(float(ppm))
+    try:
+        yield
+    finally:
+        MAX_DRIFT_PPM.reset(token)
+
+
+class ClockRateMismatch(ValueError):
+    """The device's clock runs at another rate than the rig's: another time scale."""
+
+
+@dataclass(frozen=True)
+class ClockSample:
+    """One round trip: its midpoint and half its duration (rig simulated s), the device's reading (s)."""
+
+    mid_s: float
+    half_s: float
+    device_s: float
+
+    @property
+    def offset_s(self) -> float:
+        return self.device_s - self.mid_s
+
+    @classmethod
+    def of(cls, env: WallClockEnvironment, tx_ns: int, rx_ns: int, device_ns: int) -> ClockSample:
+        """A round trip stamped on the wall clock (``perf_counter_ns``) by ``env``'s scale."""
+        return cls(env.wall_to_sim((tx_ns + rx_ns) // 2), (rx_ns - tx_ns) / 2 * 1e-9 * env.time_scale,
+                   device_ns * 1e-9)
+
+
+@dataclass(frozen=True)
+class ClockMap:
+    """device ns ↔ rig simulated seconds: ``device_s = t + offset_s + drift · (t − ref_s)``."""
+
+    offset_s: float  # device seconds − rig simulated seconds, at ``ref_s``
+    uncertainty_s: float  # bound of the mapping error (see the module's clock section), simulated s
+    rtt_min_us: float  # the best round trip in the window, wall µs
+    drift_ppm: float = 0.0
+    drift_uncertainty_ppm: float = 0.0
+    ref_s: float = 0.0
+    samples: int = 1  # round trips seen since the estimate started
+    window_s: float = 0.0  # rig time spanned by the samples fitted
+    fitted: bool = False  # the drift was fitted (else: 0 ± the maximum)
+    #: the fit's slope (ppm); ``drift_ppm`` is 0 when this is within its uncertainty of 0
+    fitted_drift_ppm: float = 0.0
+
+    def to_sim(self, device_ns: int) -> float:
+        d = self.drift_ppm * 1e-6
+        return self.ref_s + (device_ns * 1e-9 - self.offset_s - self.ref_s) / (1.0 + d)
+
+    def offset_at(self, t_s: float) -> float:
+        return self.offset_s + self.drift_ppm * 1e-6 * (t_s - self.ref_s)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"clock_offset_s": self.offset_s, "clock_uncertainty_s": self.uncertainty_s,
+                "clock_drift_ppm": self.drift_ppm, "clock_drift_uncertainty_ppm": self.drift_uncertainty_ppm,
+                "clock_ref_s": self.ref_s, "clock_samples": self.samples, "clock_window_s": self.window_s,
+                "clock_drift_fitted": self.fitted, "clock_fitted_drift_ppm": self.fitted_drift_ppm,
+                "rtt_min_us": self.rtt_min_us}
+
+
+def rate_bracket(samples: Sequence[ClockSample]) -> tuple[float, float] | None:
+    """The device clock's rate (device s per rig s) between the first and the last of
+    ``samples``, as a hard bracket; None when they are too close to say."""
+    a, b = min(samples, key=lambda s: s.mid_s), max(samples, key=lambda s: s.mid_s)
+    dev = b.device_s - a.device_s
+    lo_el = (b.mid_s - b.half_s) - (a.mid_s + a.half_s)
+    hi_el = (b.mid_s + b.half_s) - (a.mid_s - a.half_s)
+    if lo_el <= 0 or dev <= 0:
+        return None
+    return dev / hi_el, dev / lo_el
+
+
+def check_rate(samples: Sequence[ClockSample], what: str, time_scale: float) -> None:
+    """``ClockRateMismatch`` when the connect samples show the device's clock running at another
+    time scale than the rig's (the bracket wholly outside ``1 ± RATE_MISMATCH``)."""
+    br = rate_bracket(samples)
+    if br is None:
+        return
+    lo, hi = br
+    if lo > 1 + RATE_MISMATCH or hi < 1 / (1 + RATE_MISMATCH):
+        raise ClockRateMismatch(
+            f"{what}: the device's clock runs {math.sqrt(lo * hi):.3g}× the rig's (bracket {lo:.3g}–{hi:.3g}×) "
+            f"over its connect samples: a time-scale mismatch — the bench's time_scale is {time_scale:g}; "
+            f"a stub must run with the same --time-scale")
+
+
+class ClockEstimator:
+    """Offset and drift of one device clock, re-estimated from every round trip (see above)."""
+
+    def __init__(self, max_drift_ppm: float = DEFAULT_MAX_DRIFT_PPM, *, bucket_s: float = BUCKET_S,
+                 window_buckets: int = WINDOW_BUCKETS, min_fit_span_s: float = MIN_FIT_SPAN_S,
+                 sample_period_s: float = 0.0, time_scale: float = 1.0) -> None:
+        """``sample_period_s``: the longest the caller lets pass between two round trips (rig s);
+        the map's uncertainty covers extrapolating it twice that far (or two buckets)."""
+        if not max_drift_ppm > 0:
+            raise ValueError(f"max_clock_drift_ppm must be > 0, not {max_drift_ppm}")
+        self.max_drift_ppm = float(max_drift_ppm)
+        self.bucket_s, self.min_fit_span_s = bucket_s, min_fit_span_s
+        self.sample_period_s = sample_period_s
+        self.time_scale = time_scale  # simulated s per wall s: round trips are reported in wall µs
+        self.window: deque[ClockSample] = deque(maxlen=window_buckets)
+        self._open: ClockSample | None = None
+        self._open_key: int | None = None
+        self.samples = 0
+        self.map: ClockMap | None = None
+
+    def reset(self) -> None:
+        """Forget every sample (the device may have restarted: its clock with it)."""
+        self.window.clear()
+        self._open, self._open_key, self.samples, self.map = None, None, 0, None
+
+    def start(self, samples: Sequence[ClockSample]) -> ClockMap:
+        """The connect samples (taken back to back): the best one is the first point of the window."""
+        if not samples:
+            raise ValueError("no clock samples")
+        self.reset()
+        self.samples = len(samples)
+        best = min(samples, key=lambda s: s.half_s)
+        self.window.append(best)
+        self._open_key = self._key(best)
+        self.map = self._fit()
+        return self.map
+
+    def _key(self, s: ClockSample) -> int:
+        return math.floor(s.mid_s / self.bucket_s)
+
+    def add(self, s: ClockSample) -> ClockMap | None:
+        """One more round trip; the new map when a bucket closed (a refit), else None."""
+        if s.half_s < 0:
+            return None  # a stamp from another request: no round trip
+        self.samples += 1
+        key = self._key(s)
+        if self._open is None or key == self._open_key:
+            if self._open is None or s.half_s < self._open.half_s:
+                self._open = s
+            self._open_key = key
+            return None
+        self.window.append(self._open)
+        self._open, self._open_key = s, key
+        self.map = self._fit()
+        return self.map
+
+    def beyond_max(self, m: ClockMap | None = None) -> bool:
+        """The fitted drift exceeds the maximum by more than its uncertainty."""
+        m = m or self.map
+        return m is not None and m.fitted and abs(m.fitted_drift_ppm) - m.drift_uncertainty_ppm > self.max_drift_ppm
+
+    def _fit(self) -> ClockMap:
+        """The window's buckets and the open one's best so far (the newest round trip counts now)."""
+        pts = list(self.window) + ([self._open] if self._open is not None else [])
+        t = np.array([p.mid_s for p in pts])
+        o = np.array([p.offset_s for p in pts])
+        h = np.maximum(np.array([p.half_s for p in pts]), _H_FLOOR_S)
+        gap = float(np.median(np.diff(np.sort(t)))) if len(t) > 1 else 0.0
+        lo, hi = float(t.min()), float(t.max()) + 2 * max(self.bucket_s, self.sample_period_s, gap)
+        span = float(t.max() - t.min())
+        rtt_min_us = float(h.min()) * 2e6 / self.time_scale  # wall µs
+        if len(pts) < 3 or span < self.min_fit_span_s:
+            i = int(np.argmin(h))
+            m = self.max_drift_ppm * 1e-6
+            u = float(h[i]) + m * max(hi - t[i], t[i] - lo)
+            return ClockMap(float(o[i]), float(u), rtt_min_us, 0.0, self.max_drift_ppm, float(t[i]), self.samples,
+                            span, False)
+        w = 1.0 / h**2
+        w = w / w.sum()
+        tbar = float(w @ t)
+        dt = t - tbar
+        sxx = float(w @ dt**2)
+        obar = float(w @ o)
+        slope = float(w @ (dt * (o - obar))) / sxx
+
+        def bound(x: float | np.ndarray) -> np.ndarray:
+            x = np.atleast_1d(np.asarray(x, dtype=float))
+            weights = w[None, :] * (1.0 + np.outer(x - tbar, dt) / sxx)  # the estimate at x: Σ weights·o
+            return np.abs(weights) @ h
+
+        slope_bound = float(np.abs(w * dt / sxx) @ h)
+        resid = np.abs(o - (obar + slope * dt))
+        excess = float(max(0.0, np.max(resid - h - bound(t))))
+        u = float(bound(np.array([lo, hi])).max()) + excess
+        drift_u = (slope_bound + (2 * excess / span if span > 0 else 0.0)) * 1e6
+        applied = slope
+        if abs(slope) * 1e6 <= drift_u:  # not resolved from 0: intervals are not rescaled by noise
+            applied = 0.0
+            u += abs(slope) * max(hi - tbar, tbar - lo)
+        return ClockMap(obar, u, rtt_min_us, applied * 1e6, drift_u, tbar, self.samples, span, True, slope * 1e6)

@@ -5,7 +5,8 @@
     {"report_schema": 1,
      "provenance": {git SHA and dirty flag, sha256 of bench / scenario / rules files, seeds,
                     package versions, python, platform, host, command, started/finished (UTC)},
-     "summary": {"scenarios", "expectations_met", "expectations_not_met"},
+     "summary": {"scenarios", "expectations_met", "expectations_not_met", "not_applicable"},
+     "refused": {"kind", "role", "scenario", "reason"}   (only when the bench refused to run on: exit 2),
      "coverage": {check id: {"section", "clauses": [clause id, ...], "failed_as_expected_by": [scenario, ...]}},
      "clause_coverage": {"counts": {"clauses", "fault-proven", "checked", "out of scope", "not covered"},
                          "by_game": {game: counts}, "by_section": {section: counts},
@@ -13,12 +14,20 @@
                          "clauses": {clause id: {"status", "checks", "proven_by"}}},
      "scenarios": [{"name", "file", "sha256", "seed", "expectation_met", "expected_failures",
                     "unexpected_failures", "missed_failures", "stats", "trace", "wall_s", "forced_result",
+                    "not_applicable": [reason, ...]   (only for a scenario NOT APPLICABLE on this bench:
+                                                       not run, no trace, "expectation_met" null),
                     "checks": [{"id", "section", "title", "regulation", "verdict", "summary",
                                 "measurements": [{"name", "value", "unit", "bracket", "limit"}],
                                 "findings": [{"round", "seq", "message"}], ...}]}]}
 
 Wall-clock fields (``provenance``, ``wall_s``) are the only ones that differ between two runs
 with the same seed.
+
+NOT APPLICABLE (docs/wire/real-devices.md): a scenario whose faults or overrides the bench cannot
+apply to a device is not run. It counts neither as met nor as not met (``summary.not_applicable``);
+in junit.xml it is one skipped testcase saying why; the terminal summary lists every one of them
+with its reason. ``croupier run`` exits 0 only if every scenario that ran met its expectation and
+at least one ran.
 """
 
 from __future__ import annotations
@@ -112,17 +121,34 @@ def clause_coverage(cov: dict[str, Any]) -> dict[str, Any]:
     return run_coverage(cov)
 
 
-def build_report(results: list[dict[str, Any]], prov: dict[str, Any]) -> dict[str, Any]:
-    met = sum(r["expectation_met"] for r in results)
+def not_applicable(r: dict[str, Any]) -> bool:
+    """The scenario was not run: the bench cannot apply its faults or overrides."""
+    return bool(r.get("not_applicable"))
+
+
+def build_report(results: list[dict[str, Any]], prov: dict[str, Any],
+                 refused: dict[str, Any] | None = None) -> dict[str, Any]:
+    na = sum(not_applicable(r) for r in results)
+    met = sum(bool(r["expectation_met"]) for r in results)
     cov = coverage(results)
-    return {
+    report = {
         "report_schema": REPORT_SCHEMA,
         "provenance": prov,
-        "summary": {"scenarios": len(results), "expectations_met": met, "expectations_not_met": len(results) - met},
+        "summary": {"scenarios": len(results), "expectations_met": met,
+                    "expectations_not_met": len(results) - na - met, "not_applicable": na},
         "coverage": cov,
         "clause_coverage": clause_coverage(cov),
         "scenarios": results,
     }
+    if refused is not None:
+        report["refused"] = refused
+    return report
+
+
+def run_ok(results: list[dict[str, Any]]) -> bool:
+    """Exit 0: every scenario that ran met its expectation, and at least one ran."""
+    ran = [r for r in results if not not_applicable(r)]
+    return bool(ran) and all(r["expectation_met"] for r in ran)
 
 
 def write_json(report: dict[str, Any], path: Path) -> None:
@@ -135,11 +161,17 @@ def write_junit(report: dict[str, Any], path: Path) -> None:
     suites = ET.Element("testsuites", name="croupier")
     for r in report["scenarios"]:
         failures = 0
-        suite = ET.SubElement(suites, "testsuite", name=r["name"], tests=str(len(r["checks"])),
+        suite = ET.SubElement(suites, "testsuite", name=r["name"], tests=str(len(r["checks"]) or 1),
                               time=str(r.get("wall_s", 0)))
         props = ET.SubElement(suite, "properties")
         for k in ("file", "sha256", "seed", "trace"):
-            ET.SubElement(props, "property", name=k, value=str(r[k]))
+            if r.get(k) is not None:
+                ET.SubElement(props, "property", name=k, value=str(r[k]))
+        if not_applicable(r):  # not run: one skipped case that says why
+            case = ET.SubElement(suite, "testcase", classname=f"croupier.{r['name']}", name="NOT APPLICABLE on this bench")
+            reason = "; ".join(r["not_applicable"])
+            ET.SubElement(case, "skipped", message=f"NOT APPLICABLE: {reason}")
+            suite.set("skipped", "1")
         for c in r["checks"]:
             case = ET.SubElement(suite, "testcase", classname=f"croupier.{r['name']}",
                                  name=f"{c['id']} [{c['section']}]")
@@ -174,14 +206,21 @@ def print_summary(report: dict[str, Any], out_dir: Path, console: Console | None
         verdicts = [c["verdict"] for c in r["checks"]]
         st = r.get("stats") or {}
         tally = f"{verdicts.count('pass')}/{verdicts.count('fail')}/{verdicts.count('indeterminate')}"
-        met = "[green]MET[/]" if r["expectation_met"] else "[red]NOT MET[/]"
+        met = ("[yellow]NOT APPLICABLE[/]" if not_applicable(r) else
+               "[green]MET[/]" if r["expectation_met"] else "[red]NOT MET[/]")
         bonus = sum(v for k, v in st.items() if k.startswith("bonus_") and k != "bonus_void")
         forced = f" (forced {r['forced_result']})" if r.get("forced_result") else ""
         table.add_row(r["name"] + forced, str(st.get("rounds", 0)), str(st.get("spins", 0)),
                       str(st.get("void_spins", 0)), str(bonus), tally, ", ".join(r["expected_failures"]) or "—", met)
     console.print(table)
+    if na := [r for r in report["scenarios"] if not_applicable(r)]:
+        console.print(f"[bold yellow]⚠ {len(na)} scenario(s) NOT APPLICABLE on this bench — NOT RUN, nothing proven "
+                      "by them:[/]")
+        for r in na:
+            for reason in r["not_applicable"]:
+                console.print(f"[yellow]  {r['name']}: {reason}[/]")
     for r in report["scenarios"]:
-        if r["expectation_met"]:
+        if r["expectation_met"] or not_applicable(r):
             continue
         console.print(f"[red]✗ {r['name']}[/] ({r['file']}): trace {out_dir / r['trace']}")
         if r.get("error"):
@@ -195,7 +234,8 @@ def print_summary(report: dict[str, Any], out_dir: Path, console: Console | None
     cov = report["coverage"]
     uncovered = [cid for cid, e in cov.items() if not e["failed_as_expected_by"]]
     s = report["summary"]
-    console.print(f"{s['expectations_met']}/{s['scenarios']} scenarios met their expectation; "
+    console.print(f"{s['expectations_met']}/{s['scenarios'] - s.get('not_applicable', 0)} scenarios met their expectation"
+                  + (f" ({s['not_applicable']} NOT APPLICABLE, not run)" if s.get("not_applicable") else "") + "; "
                   f"{len(cov) - len(uncovered)}/{len(cov)} checks proven able to fail by a fault scenario"
                   + (f" (not: {', '.join(uncovered)})" if uncovered else ""))
     cc = report.get("clause_coverage")

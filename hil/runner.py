@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import simpy
 
+from hil.applicability import BenchRefused, mismatches, not_applicable
 from hil.bench import LoadedBench
 from hil.clock import WallClockEnvironment
 from hil.checks import CheckConfig, run_checks
@@ -183,6 +184,12 @@ def simulate(loaded: LoadedScenario, bench: LoadedBench, rules: LoadedRules, tra
         ctx = TableContext(sc, bench, game_rules, env, writer, io, ss_devices, ss_croupier,
                            record_setup=point is None)
         ctl = table.build(ctx)
+        if cfg.real_time:
+            if found := mismatches(sc, cfg, ctx.device_info, sc.device_overrides(), ctx.built.stubs):
+                raise BenchRefused("mismatch", None, "the bench does not fit the scenario: " + "; ".join(found))
+            for device in vars(ctx.built.devices).values():  # each real device's clock estimate, once per round
+                if callable(getattr(device, "clock_record", None)):
+                    writer.before_commit.append(device.clock_record)
         if point is not None:
             writer.round = first
             writer.record(CROUPIER, "resumed", {"from_round": point.last_round, "next_round": first,
@@ -193,6 +200,9 @@ def simulate(loaded: LoadedScenario, bench: LoadedBench, rules: LoadedRules, tra
         writer.commit()
         writer.set_meta({"run_end": {"rounds": sc.rounds, "resumed_from": point.last_round if point else None}})
         return table.stats(ctl), env.now
+    except BenchRefused as exc:  # the run stops here (exit 2); the trace says why
+        writer.record(CROUPIER, "bench_refused", {"kind": exc.kind, "role": exc.role, "reason": exc.message})
+        raise
     except Exception:
         writer.record(CROUPIER, "run_error", {"traceback": traceback.format_exc()})
         raise
@@ -210,7 +220,10 @@ def run_scenario(
 ) -> dict[str, Any]:
     """Run one scenario to completion and check its trace; never raises for a scenario's own
     failure (a crash is recorded in the result, the trace kept). With ``resume`` a trace a killed
-    run left in ``out_dir`` goes on from its last committed round."""
+    run left in ``out_dir`` goes on from its last committed round. A scenario the bench cannot apply
+    (``hil.applicability.not_applicable``) is not run: its result says NOT APPLICABLE and why
+    (``not_applicable``, ``expectation_met`` None). A bench that cannot run it at all (a device
+    unreachable or mismatched) raises ``BenchRefused``: the suite stops."""
     sc = loaded.scenario
     seed = effective_seed(sc.seed, sc.name, seed_override)
     trace_rel = Path("traces") / f"{sc.name}.sqlite"
@@ -222,6 +235,10 @@ def run_scenario(
         # the lab's forced-outcome test mode: these rounds' results were not the wheel's
         "forced_result": sc.croupier.force_result,
     }
+    if reasons := not_applicable(sc, bench.config):  # never run without its faults: NOT APPLICABLE
+        result.update(trace=None, stats={}, sim_time_s=0.0, wall_s=0.0, error=None, checks=[],
+                      unexpected_failures=[], missed_failures=[], expectation_met=None, not_applicable=reasons)
+        return result
     wall0 = time.perf_counter()
     error = None
     stats: dict[str, int] = {}
@@ -231,6 +248,9 @@ def run_scenario(
         if own is not None:
             rules, roulette_x = (rules, own) if sc.game == "roulette" else (own, roulette_x)
         stats, sim_time = simulate(loaded, bench, rules, trace_path, seed, roulette_x, resume)
+    except BenchRefused as exc:
+        exc.scenario = sc.name  # the suite stops: the bench cannot run it (hil.applicability)
+        raise
     except Exception:  # noqa: BLE001 — a crashed scenario is a result, and its trace is kept
         error = traceback.format_exc()
     checks = [c.to_json() for c in run_checks(trace_path, check_config(sc))] if trace_path.exists() else []
@@ -280,10 +300,21 @@ def run_suite(
     args = [(s, bench, rules, out_dir, seed_override, roulette_x, resume) for s in scenarios]
     # Longest first, so two workers finish together.
     order = sorted(range(len(args)), key=lambda i: -scenarios[i].scenario.rounds)
-    if jobs <= 1 or len(args) <= 1:
-        results = {i: run_scenario(*args[i]) for i in order}
-    else:
-        with ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init, initargs=(os.getpid(),)) as pool:
-            futures = {i: pool.submit(_job, args[i]) for i in order}
-            results = {i: f.result() for i, f in futures.items()}
+    results: dict[int, dict[str, Any]] = {}
+    try:
+        if jobs <= 1 or len(args) <= 1:
+            for i in order:
+                results[i] = run_scenario(*args[i])
+        else:
+            with ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init, initargs=(os.getpid(),)) as pool:
+                futures = {i: pool.submit(_job, args[i]) for i in order}
+                try:
+                    for i, f in futures.items():
+                        results[i] = f.result()
+                except BenchRefused:
+                    pool.shutdown(cancel_futures=True)
+                    raise
+    except BenchRefused as exc:  # the scenarios that ran before it are kept (their traces and results)
+        exc.results = [results[i] for i in range(len(args)) if i in results]
+        raise
     return [results[i] for i in range(len(args))]

@@ -38,6 +38,9 @@ class TableContext:
     #: False on a resumed run: round 0's set-up records are already in the trace
     record_setup: bool = True
     built: Built | None = field(default=None, init=False)
+    #: role -> the ``device_info`` each device declared while it was built (the bench/scenario
+    #: mismatch check reads it: ``hil.applicability.mismatches``)
+    device_info: dict[str, dict[str, Any]] = field(default_factory=dict, init=False)
 
     @property
     def croupier_rng(self) -> np.random.Generator:
@@ -45,8 +48,15 @@ class TableContext:
 
     def devices(self, submission: Any = None, **kw: Any) -> Built:
         sc = self.scenario
+        record = self.writer.record
+
+        def telemetry(device: str, kind: str, data: dict[str, Any]) -> Any:
+            if kind == "device_info":
+                self.device_info[device] = data
+            return record(device, kind, data)
+
         self.built = build_devices(self.env, self.bench, sc.device_overrides(), submission, self.ss_devices,
-                                   self.writer.record, self.io, roles=sc.roles, **kw)
+                                   telemetry, self.io, roles=sc.roles, **kw)
         if self.record_setup:
             bench_record(self.writer, self.built.params)
         return self.built

@@ -5,42 +5,128 @@ An adapter implements a device's Protocol (``devices.contracts``) inside the rig
 into the simulation with ``env.call_soon_threadsafe`` and becomes the same telemetry a SimPy
 model emits, so the controller and the checks cannot tell them apart.
 
-Device clocks: every ``*_ns`` register is on the device's own clock. At connect the adapter reads
-``device_clock_ns`` several times and keeps the sample with the shortest round trip: the device
-read its clock between our request leaving and the response arriving (both stamped where the
-bytes moved), so ``offset = device − midpoint`` with an uncertainty of half that round trip.
-Device timestamps are then reported in the rig's simulated time (``device_time_s``), so events
-of different devices compare directly; the offset and its uncertainty go into ``device_info``.
+Device clocks (docs/wire/clock.md): every ``*_ns`` register is on the device's own clock, which
+may run fast or slow. At connect the adapter reads ``device_clock_ns`` ``CLOCK_SAMPLES`` times
+back to back: the device read its clock between our request leaving and the response arriving
+(both stamped where the bytes moved), so ``offset = device − midpoint`` within half that round
+trip; the samples' rate must be the rig's (another time scale is refused at once:
+``ClockRateMismatch``). From then on every read that carries ``device_clock_ns`` (the status
+polls of the shipped maps) is one more round trip, and the poller reads it on its own when none
+came for ``CLOCK_READ_PERIOD_S``: a ``hil.clock.ClockEstimator`` fits offset *and* drift over a
+sliding window, and ``self.clock`` (a frozen ``ClockMap``, replaced at each refit) maps device
+times into the rig's simulated time (``device_time_s``). The estimate is recorded as
+``clock_estimate`` telemetry at connect, once per round (``clock_record``, called by the runner)
+and whenever it moves by more than its uncertainty; a drift beyond the bench's
+``max_clock_drift_ppm`` is a ``wire_fault`` of kind ``clock_drift``; a clock that jumps (a
+device restarted behind a reconnect) restarts the estimate (``reason: step``).
 """
 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+import time
 from typing import Any
 
 from devices.contracts import Telemetry
-from hil.clock import WallClockEnvironment
+from hil.clock import (MAX_DRIFT_PPM, ClockEstimator, ClockMap, ClockSample, WallClockEnvironment,
+                       check_rate)
 from hil.transport.ioloop import IoLoop
 from hil.transport.modbus import ModbusLink, WireError
 from hil.wire.registers import RegisterMap
 
 CLOCK_SAMPLES = 16
+#: the poller reads ``device_clock_ns`` itself when no read carried it for this long (wall s)
+CLOCK_READ_PERIOD_S = 0.1
+#: a sample this far (simulated s) outside the map's bound is a clock that jumped, not drift
+CLOCK_STEP_S = 0.05
+
+__all__ = ["CLOCK_SAMPLES", "ClockMap", "DeviceClockTracking", "ModbusAdapterBase"]
 
 
-@dataclass(frozen=True)
-class ClockMap:
-    """device ns ↔ rig simulated seconds."""
+class DeviceClockTracking:
+    """The clock estimate of one device (Modbus and serial adapters alike): round trips in,
+    ``self.clock`` (a frozen ``ClockMap``) out, recorded in the trace (see the module docstring).
+    The host class provides ``env``, ``name``, ``telemetry`` and ``fault``."""
 
-    offset_s: float  # device seconds − rig simulated seconds
-    uncertainty_s: float  # half the best round trip, in simulated seconds
-    rtt_min_us: float  # wall
+    env: WallClockEnvironment
+    name: str
+    telemetry: Telemetry
 
-    def to_sim(self, device_ns: int) -> float:
-        return device_ns * 1e-9 - self.offset_s
+    def _init_clock(self, sample_period_s: float) -> None:
+        self.clock: ClockMap | None = None
+        #: the bench's maximum drift for this device (``hil.clock.max_clock_drift``, set while building)
+        self.max_clock_drift_ppm = MAX_DRIFT_PPM.get()
+        self.estimator = ClockEstimator(self.max_clock_drift_ppm, sample_period_s=sample_period_s,
+                                        time_scale=self.env.time_scale)
+        self._last_clock_rx = 0  # wall ns of the latest clock sample
+        self._recorded: ClockMap | None = None  # the estimate last recorded in the trace
+        self._drift_flagged = False
+
+    def fault(self, kind: str, detail: str) -> None:
+        raise NotImplementedError
+
+    def _clock_started(self, samples: list[ClockSample], what: str) -> ClockMap:
+        """The connect samples (I/O or simulation thread, before any other sample): refuse another
+        time scale, start the estimate."""
+        check_rate(samples, what, self.env.time_scale)
+        self._last_clock_rx = time.perf_counter_ns()
+        self.clock = self._recorded = self.estimator.start(samples)
+        return self.clock
+
+    def clock_info(self) -> dict[str, Any]:
+        """The estimate's ``device_info`` fields (and ``clock_estimate`` reason ``connect``, recorded now)."""
+        self.telemetry(self.name, "clock_estimate", self.clock_payload(self.clock, "connect"))
+        return {**self.clock.to_json(), "max_clock_drift_ppm": self.max_clock_drift_ppm}
+
+    # ----------------------------------------------------------- the clock estimate (I/O thread)
+    def clock_sample(self, tx_ns: int, rx_ns: int, device_ns: int) -> None:
+        """One round trip that read ``device_clock_ns``: refit the map when a bucket closes."""
+        if self.clock is None or rx_ns <= tx_ns:
+            return  # not connected yet, or ``tx`` is another request's (a shared RTU link)
+        self._last_clock_rx = rx_ns
+        s = ClockSample.of(self.env, tx_ns, rx_ns, device_ns)
+        c = self.clock
+        if abs(s.offset_s - c.offset_at(s.mid_s)) > c.uncertainty_s + s.half_s + CLOCK_STEP_S * self.env.time_scale:
+            jump = s.offset_s - c.offset_at(s.mid_s)
+            self.estimator.reset()
+            self._new_map(self.estimator.start([s]), f"step: the device clock jumped {jump:+.6f} s")
+            return
+        if (m := self.estimator.add(s)) is not None:
+            self._new_map(m)
+
+    def _new_map(self, m: ClockMap, reason: str | None = None) -> None:
+        self.clock = m
+        if self.estimator.beyond_max(m):
+            if not self._drift_flagged:
+                self._drift_flagged = True
+                self.fault("clock_drift", f"the device clock drifts {m.drift_ppm:+.1f} ± {m.drift_uncertainty_ppm:.1f} "
+                                          f"ppm; the bench allows {self.max_clock_drift_ppm:g} ppm")
+        else:
+            self._drift_flagged = False
+        last = self._recorded
+        if reason is None and last is not None:
+            now = self.env.wall_now()
+            if abs(m.offset_at(now) - last.offset_at(now)) <= last.uncertainty_s:
+                return
+            reason = "moved"
+        self._post_estimate(m, reason or "moved")
+
+    def _post_estimate(self, m: ClockMap, reason: str) -> None:
+        self._recorded = m
+        data = self.clock_payload(m, reason)
+        self.env.call_soon_threadsafe(lambda: self.telemetry(self.name, "clock_estimate", data))
+
+    def clock_payload(self, m: ClockMap, reason: str) -> dict[str, Any]:
+        return {**m.to_json(), "max_clock_drift_ppm": self.max_clock_drift_ppm, "reason": reason}
+
+    def clock_record(self) -> None:
+        """Record the current clock estimate (simulation thread; the runner calls it once per round)."""
+        if (m := self.clock) is not None:
+            self._recorded = m
+            self.telemetry(self.name, "clock_estimate", self.clock_payload(m, "round"))
 
 
-class ModbusAdapterBase:
+class ModbusAdapterBase(DeviceClockTracking):
     """Links (one for commands, one for polling, so a poll never delays a command), the clock
     map and the wire-fault telemetry of one Modbus device."""
 
@@ -53,29 +139,29 @@ class ModbusAdapterBase:
         # one master and pymodbus locks the port: over RTU commands and polls share the link.
         self.poller = self.cmd if self.cmd.url.scheme == "rtu" else ModbusLink(url, unit, timeout_s)
         self.faults = 0
-        self.clock: ClockMap | None = None
+        self._init_clock(CLOCK_READ_PERIOD_S * env.time_scale)
         self._poll_task: asyncio.Task | None = None
         self._stopping = False
 
     # ----------------------------------------------------------- on the I/O thread
+    async def _read_clock(self, link: ModbusLink) -> tuple[int, int, int]:
+        """One read of ``device_clock_ns``: (tx ns, rx ns, device ns)."""
+        p = self.map.point("device_clock_ns")
+        words, rx = await link.read(p.table, p.address, p.span)
+        return link.tx_ns, rx, int(self.map.decode(p, words))
+
     async def _connect(self) -> ClockMap:
         if not self.cmd.connected:
             await self.cmd.connect()
         if not self.poller.connected:
             await self.poller.connect()
-        p = self.map.point("device_clock_ns")
-        best = None
-        for _ in range(CLOCK_SAMPLES):
-            words, rx = await self.cmd.read(p.table, p.address, p.span)
-            tx = self.cmd.tx_ns
-            mid_sim = self.env.wall_to_sim((tx + rx) // 2)
-            rtt_ns = rx - tx
-            device_s = int(self.map.decode(p, words)) * 1e-9
-            if best is None or rtt_ns < best[0]:
-                best = (rtt_ns, device_s - mid_sim)
-        rtt_ns, offset = best
-        half = rtt_ns / 2 * 1e-9 * self.env.time_scale
-        return ClockMap(offset, half, rtt_ns / 1e3)
+        samples = [ClockSample.of(self.env, *await self._read_clock(self.cmd)) for _ in range(CLOCK_SAMPLES)]
+        return self._clock_started(samples, f"{self.name} at {self.url}")
+
+    async def _clock_due(self) -> None:
+        """Read ``device_clock_ns`` when no poll carried it for ``CLOCK_READ_PERIOD_S``."""
+        if time.perf_counter_ns() - self._last_clock_rx >= CLOCK_READ_PERIOD_S * 1e9:
+            self.clock_sample(*await self._read_clock(self.poller))
 
     def fault(self, kind: str, detail: str) -> None:
         """A wire fault, recorded in the trace from the simulation thread."""
@@ -101,6 +187,7 @@ class ModbusAdapterBase:
         while not self._stopping:
             try:
                 await self.poll()
+                await self._clock_due()
             except WireError as exc:
                 if self._stopping:
                     return
@@ -128,11 +215,17 @@ class ModbusAdapterBase:
 
     # ----------------------------------------------------------- from the simulation thread
     def start(self) -> dict[str, Any]:
-        """Connect, map the device clock, start polling; returns the device_info fields."""
-        self.clock = self.io.run(self._connect(), timeout_s=10)
+        """Connect, map the device clock, start polling; returns the device_info fields (the
+        clock estimate at connect among them, also recorded as ``clock_estimate``)."""
+        try:
+            self.io.run(self._connect(), timeout_s=10)
+        except BaseException:  # unreachable, or another time scale: the links are not left open
+            self.close()
+            raise
+        info = self.clock_info()
         self.io.run(self._start_polling(), timeout_s=5)
-        return {"url": self.url, "clock_offset_s": self.clock.offset_s,
-                "clock_uncertainty_s": self.clock.uncertainty_s, "rtt_min_us": self.clock.rtt_min_us}
+        return {"url": self.url, **info}
+
 
     def close(self) -> None:
         self.io.run(self._close(), timeout_s=5)

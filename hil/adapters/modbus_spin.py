@@ -125,8 +125,10 @@ class AcknowledgedCommands(ModbusAdapterBase):
     async def _read_status(self, link) -> Snapshot:
         snap = Snapshot(self.map)
         for b in self._blocks:
-            words, _ = await link.read(b.table, b.start, b.count)
+            words, rx = await link.read(b.table, b.start, b.count)
             snap.add(b.points, b.start, words)
+            if "device_clock_ns" in b.points and "device_clock_ns" in snap.values:
+                self.clock_sample(link.tx_ns, rx, int(snap.values["device_clock_ns"]))  # one more round trip
         return snap
 
     async def poll(self) -> None:

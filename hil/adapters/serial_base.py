@@ -7,19 +7,24 @@ thread and written on the ``IoLoop`` thread; frames come in on the link's reader
 stamped there, and become — posted with ``env.call_soon_threadsafe`` — the same telemetry a SimPy
 model emits, so the controller and the checks cannot tell them apart.
 
-Device clock: at connect the adapter sends ``HELLO`` ``HELLO_SAMPLES`` times; the device read
-its clock (its ``HELLO.clock_ns``) between our ``HELLO`` leaving and its ``HELLO`` arriving (only a
-``HELLO`` that follows the ``ACK`` of ours counts: a stale power-up ``HELLO`` does not), so
-``offset = device − midpoint`` within half the round trip; the shortest round trip wins
-(``modbus_base.ClockMap``). After a reconnect one more round trip re-maps the clock (the device
-may have restarted). ``HEARTBEAT``s keep the link's silence timer quiet; each one's lower bound
-on the offset is checked against the map (``clock_drift`` fault when it contradicts it).
+Device clock (docs/wire/clock.md): at connect the adapter sends ``HELLO`` ``HELLO_SAMPLES`` times;
+the device read its clock (its ``HELLO.clock_ns``) between our ``HELLO`` leaving and its ``HELLO``
+arriving (only a ``HELLO`` that follows the ``ACK`` of ours counts: a stale power-up ``HELLO`` does
+not), so ``offset = device − midpoint`` within half the round trip; their rate must be the rig's
+(another time scale is refused: ``ClockRateMismatch``). Then one more ``HELLO`` every
+``SYNC_PERIOD_S`` feeds the same estimator as the Modbus adapters' (``modbus_base``,
+``DeviceClockTracking``): offset and drift fitted over a sliding window, recorded as
+``clock_estimate``, a drift beyond ``max_clock_drift_ppm`` a ``clock_drift`` fault. After a
+reconnect the estimate starts afresh from its first round trip (the device may have restarted).
+``HEARTBEAT``s keep the link's silence timer quiet; each one's lower bound on the offset is checked
+against the map (``clock_drift`` fault when it contradicts it).
 """
 
 from __future__ import annotations
 
 import queue
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -27,18 +32,20 @@ from typing import Any
 import simpy
 
 from devices.contracts import Telemetry
-from hil.adapters.modbus_base import ClockMap
-from hil.clock import WallClockEnvironment
+from hil.adapters.modbus_base import DeviceClockTracking
+from hil.clock import ClockSample, WallClockEnvironment
 from hil.transport.ioloop import IoLoop
 from hil.transport.serial import SerialLink, SerialWireError
 from hil.wire.frames import BY_NAME, Frame
 
 HELLO_SAMPLES = 8
+#: one more HELLO round trip for the clock estimate this often (wall s)
+SYNC_PERIOD_S = 1.0
 #: The device's declaration must follow its HELLO within this (wall s).
 CONNECT_TIMEOUT_S = 5.0
 
 
-class SerialAdapterBase:
+class SerialAdapterBase(DeviceClockTracking):
     """The link and protocol duties of one serial device; subclasses handle its events."""
 
     #: what the device must say it is in its HELLO (``DEVICE_KIND_CODES``)
@@ -53,7 +60,9 @@ class SerialAdapterBase:
         self.link = SerialLink(url, baudrate, timeout_s, on_frame=self._on_frame, on_fault=self._link_fault,
                                on_connect=self._on_reconnect, silence_s=silence_s, name=name)
         self.faults = 0
-        self.clock: ClockMap | None = None
+        self._init_clock(SYNC_PERIOD_S * env.time_scale)
+        self._sync_handle = None
+        self._closed = False
         self.declared: Frame | None = None
         self._lock = threading.Lock()  # send + seq bookkeeping vs the reader's ACKs
         self._commands: dict[int, list[simpy.Event]] = {}  # seq -> events a NAK must drop
@@ -74,19 +83,33 @@ class SerialAdapterBase:
         except Exception as exc:  # noqa: BLE001 — pyserial raises several types for a bad URL
             raise ConnectionError(f"{self.name}: cannot open {self.url}: {exc}") from exc
         try:
-            best = None
-            for _ in range(HELLO_SAMPLES):
-                tx, rx, dev_ns = self._round_trip()
-                if best is None or rx - tx < best[1] - best[0]:
-                    best = (tx, rx, dev_ns)
-            self.clock = self._clock_map(*best)
+            samples = [ClockSample.of(self.env, *self._round_trip()) for _ in range(HELLO_SAMPLES)]
+            self._clock_started(samples, f"{self.name} at {self.url}")
             if self.declaration and not self._declared.wait(CONNECT_TIMEOUT_S):
                 raise ConnectionError(f"{self.name}: no {self.declaration} after HELLO on {self.url}")
         except BaseException:
             self.link.close()
             raise
-        return {"url": self.url, "clock_offset_s": self.clock.offset_s,
-                "clock_uncertainty_s": self.clock.uncertainty_s, "rtt_min_us": self.clock.rtt_min_us}
+        info = self.clock_info()
+        self.io.loop.call_soon_threadsafe(self._schedule_sync)
+        return {"url": self.url, **info}
+
+    def _schedule_sync(self) -> None:
+        """I/O thread: the next clock round trip in ``SYNC_PERIOD_S``."""
+        if not self._closed:
+            self._sync_handle = self.io.loop.call_later(SYNC_PERIOD_S, self._sync)
+
+    def _sync(self) -> None:
+        """I/O thread: one HELLO round trip for the estimate (its answer comes on the reader thread)."""
+        try:
+            with self._lock:
+                # none in flight, or answered (its HELLO may follow), or lost (never answered)
+                if self._hello is None or self._hello[2] or time.perf_counter_ns() - self._hello[1] > CONNECT_TIMEOUT_S * 1e9:
+                    seq, tx = self.link.send("HELLO", device_kind="host", protocol_version=1, clock_ns=0)
+                    self._hello = (seq, tx, False)
+        except SerialWireError as exc:
+            self.fault(exc.kind, exc.detail)
+        self._schedule_sync()
 
     def _round_trip(self) -> tuple[int, int, int]:
         with self._lock:
@@ -97,12 +120,10 @@ class SerialAdapterBase:
         except queue.Empty:
             raise ConnectionError(f"{self.name}: no HELLO from {self.url} within {CONNECT_TIMEOUT_S} s") from None
 
-    def _clock_map(self, tx: int, rx: int, dev_ns: int) -> ClockMap:
-        mid_sim = self.env.wall_to_sim((tx + rx) // 2)
-        half = (rx - tx) / 2 * 1e-9 * self.env.time_scale
-        return ClockMap(dev_ns * 1e-9 - mid_sim, half, (rx - tx) / 1e3)
-
     def close(self) -> None:
+        self._closed = True
+        if self._sync_handle is not None:
+            self.io.loop.call_soon_threadsafe(self._sync_handle.cancel)
         self.link.close()
 
     # ----------------------------------------------------------- commands (simulation thread)
@@ -170,21 +191,24 @@ class SerialAdapterBase:
         sample = (hello[1], f.rx_ns, int(f.fields["clock_ns"]))
         if self._resync:
             self._resync = False
-            self.clock = self._clock_map(*sample)
-            c = self.clock
-            self.emit("wire_reconnected", {"url": self.url, "clock_offset_s": c.offset_s,
-                                           "clock_uncertainty_s": c.uncertainty_s, "rtt_min_us": c.rtt_min_us})
+            self.estimator.reset()
+            c = self.estimator.start([ClockSample.of(self.env, *sample)])
+            self._new_map(c, "reconnect")
+            self.emit("wire_reconnected", {"url": self.url, **c.to_json()})
+        elif self.clock is None:
+            self._samples.put(sample)  # connecting
         else:
-            self._samples.put(sample)
+            self.clock_sample(*sample)
 
     def _on_heartbeat(self, f: Frame) -> None:
         c = self.clock
         if c is None:
             return
         # the device read its clock before the frame arrived: offset >= device − arrival
-        lower = int(f.fields["clock_ns"]) * 1e-9 - self.env.wall_to_sim(f.rx_ns)
-        if lower > c.offset_s + c.uncertainty_s + 1e-3 * self.env.time_scale:
-            self.fault("clock_drift", f"HEARTBEAT puts the device clock {lower - c.offset_s:.6f} s ahead of "
+        at = self.env.wall_to_sim(f.rx_ns)
+        lower = int(f.fields["clock_ns"]) * 1e-9 - at
+        if lower > c.offset_at(at) + c.uncertainty_s + 1e-3 * self.env.time_scale:
+            self.fault("clock_drift", f"HEARTBEAT puts the device clock {lower - c.offset_at(at):.6f} s ahead of "
                                       f"its map (± {c.uncertainty_s:.6f} s)")
 
     def _on_reconnect(self) -> None:

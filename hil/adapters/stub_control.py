@@ -45,3 +45,20 @@ def configure_stub(url: str, params: dict[str, Any], seed: int | dict[str, Any],
 
 def stub_truth(url: str) -> list[dict[str, Any]]:
     return request(url, {"op": "truth"})["truth"]
+
+
+def stub_info(url: str) -> dict[str, Any]:
+    """What the stub is: device, wire, time scale, clock ppm, effective params (an older stub
+    without the ``info`` op answers nothing: {})."""
+    try:
+        reply = request(url, {"op": "info"})
+    except StubControlError as exc:
+        if "unknown op" in str(exc):
+            return {}
+        raise
+    return {k: v for k, v in reply.items() if k != "ok"}
+
+
+def stub_clock(url: str, ppm: float | None = None) -> dict[str, Any]:
+    """Make the stub's device clock run ``ppm`` fast from now on (None: only ask); its clock state."""
+    return request(url, {"op": "clock", **({} if ppm is None else {"ppm": ppm})})["clock"]

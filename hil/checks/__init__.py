@@ -57,10 +57,21 @@ def run_checks(trace_path: Path, config: CheckConfig | None = None) -> list[Chec
                     c.setup(bench)
                 continue
             rv = RoundView.of(n, events)
-            rv.clock_uncertainty_s = dict(uncertainty)
-            for e in events:  # a reconnected link measured its clock afresh: from the next round on
-                if e.kind == "wire_reconnected" and isinstance(e.payload.get("clock_uncertainty_s"), (int, float)):
-                    uncertainty[e.device] = float(e.payload["clock_uncertainty_s"])
+            # A device time in this round was mapped with the estimate in force at the round's start
+            # or with one recorded during it (``clock_estimate``, docs/wire/clock.md): the round is
+            # judged with the largest of their uncertainties; the last one carries on. A reconnected
+            # link measured its clock afresh: from the next round on.
+            round_u = dict(uncertainty)
+            for e in events:
+                u = e.payload.get("clock_uncertainty_s")
+                if not isinstance(u, (int, float)) or isinstance(u, bool):
+                    continue
+                if e.kind == "clock_estimate":
+                    round_u[e.device] = max(round_u.get(e.device, 0.0), float(u))
+                    uncertainty[e.device] = float(u)
+                elif e.kind == "wire_reconnected":
+                    uncertainty[e.device] = float(u)
+            rv.clock_uncertainty_s = round_u
             for c in checks:
                 try:
                     c.observe(rv)

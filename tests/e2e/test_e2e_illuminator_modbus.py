@@ -30,7 +30,9 @@ N = 16
 #: the rig's seed sequence for the role (hil.bench spawns one per role from the scenario seed)
 ROLE_SEED = np.random.SeedSequence(7303).spawn(9)[4]
 RULES_B = load_roulette_x().model_copy(update={"paytable": "B"})
-WIRE_INFO = ("url", "clock_offset_s", "clock_uncertainty_s", "rtt_min_us")
+WIRE_INFO = ("url", "clock_offset_s", "clock_uncertainty_s", "rtt_min_us", "clock_drift_ppm", "clock_drift_uncertainty_ppm",
+             "clock_ref_s", "clock_samples", "clock_window_s", "clock_drift_fitted", "clock_fitted_drift_ppm",
+             "max_clock_drift_ppm")  # the clock estimate (docs/wire/clock.md)
 FAULTS = {"lit_early": True, "duplicate_numbers": 0.5, "off_paytable_value": 0.5}
 
 
@@ -97,7 +99,7 @@ def test_illuminations_configured_through_control_equal_the_models(stub_control,
     assert all(isinstance(r, Illumination) for _, _, r in got)
     assert [_untimed(vars(r)) for _, _, r in got] == [_untimed(vars(r)) for r in want]
     assert [r.illumination_id for _, _, r in got] == list(range(1, N + 1))
-    flow = [(k, _untimed(p)) for k, p in events if k != "device_info"]
+    flow = [(k, _untimed(p)) for k, p in events if k not in ("device_info", "clock_estimate")]  # the rig's own
     assert flow == [(k, _untimed(p)) for k, p in sim_events if k != "device_info"], "no wire_fault either"
     [info] = [p for k, p in events if k == "device_info"]
     assert {k: v for k, v in info.items() if k not in WIRE_INFO} == {

@@ -80,7 +80,10 @@ def test_spins_in_both_directions_report_like_the_model(stub):
         assert stop.direction == direction
         assert [SpinStop(**p) for p in of_kind(events, "spin_stop", stop.spin_id)] == [stop]
         [start] = of_kind(events, "spin_start", stop.spin_id)
-        assert start["direction"] == direction and start["device_time_s"] == stop.start_time_s
+        # the same device time, mapped when the start was seen and again at rest: the clock map is
+        # re-estimated in between (docs/wire/clock.md), within its uncertainty
+        u = max(e["clock_uncertainty_s"] for e in of_kind(events, "clock_estimate"))
+        assert start["direction"] == direction and abs(start["device_time_s"] - stop.start_time_s) <= u
         assert stop.spot == sections[stop.section_index]
         assert stop.revolutions >= 3 and stop.pegs_passed > 3 * len(sections)
         assert math.isclose(stop.stop_time_s - stop.start_time_s, stop.duration_s, abs_tol=1e-6)

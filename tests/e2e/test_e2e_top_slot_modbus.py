@@ -61,7 +61,10 @@ def test_spins_report_like_the_model(stub):
         stop: TopSlotStop = ev.value
         assert [TopSlotStop(**p) for p in of_kind(events, "top_slot_stop", stop.spin_id)] == [stop]
         [start] = of_kind(events, "top_slot_start", stop.spin_id)
-        assert start == {"spin_id": stop.spin_id, "device_time_s": stop.start_time_s}
+        # the same device time mapped when the start was seen and at rest, with the clock map
+        # re-estimated in between (docs/wire/clock.md): equal within its uncertainty
+        u = max(e[2]["clock_uncertainty_s"] for e in events if e[1] == "clock_estimate")
+        assert start["spin_id"] == stop.spin_id and abs(start["device_time_s"] - stop.start_time_s) <= u
         assert stop.spot in info["reel1"] and stop.multiplier in info["reel2"]
         assert stop.reel1_steps > 0 and stop.reel2_steps > 0 and stop.stop_time_s > stop.start_time_s
         assert isinstance(stop.aligned, bool)
@@ -87,4 +90,5 @@ def test_late_start_is_seen_on_the_device_clock(stub):
     # The reels cannot start before the command reached the device (which is after env.now at
     # the command) plus the late start; the tolerance is the clock map's uncertainty.
     assert start["device_time_s"] >= commanded + late_s - 0.05
-    assert start["device_time_s"] == ev.value.start_time_s
+    u = max(e[2]["clock_uncertainty_s"] for e in events if e[1] == "clock_estimate")  # re-estimated between
+    assert abs(start["device_time_s"] - ev.value.start_time_s) <= u

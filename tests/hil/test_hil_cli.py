@@ -110,7 +110,8 @@ def test_real_device_needs_its_url_and_takes_no_sim_params(tmp_path):
         assert res.exit_code == 2 and field in res.output, res.output
 
 
-def test_a_real_device_that_does_not_answer_is_a_recorded_error(tmp_path):
+def test_a_real_device_that_does_not_answer_stops_the_run_with_one_error(tmp_path):
+    """Issue 12 § 4: an unreachable device is one clear error and exit 2, recorded in the report."""
     import socket
 
     with socket.socket() as s:  # a loopback port nobody listens on
@@ -122,9 +123,10 @@ def test_a_real_device_that_does_not_answer_is_a_recorded_error(tmp_path):
                    f'url = "tcp://127.0.0.1:{port}"\ntimeout_s = 0.2\n')
     out = tmp_path / "out"
     res = runner.invoke(app, ["run", str(sc), "--bench", str(bench), "--out", str(out), "--jobs", "1"])
-    assert res.exit_code == 1, res.output
+    assert res.exit_code == 2, res.output
+    assert "device unreachable: devices.wagering" in res.output and "Traceback" not in res.output
     report = json.loads((out / "report.json").read_text())
-    assert "cannot connect" in report["scenarios"][0]["error"]
+    assert report["refused"]["kind"] == "unreachable" and "cannot connect" in report["refused"]["reason"]
 
 
 def test_rtp_json_shape():
