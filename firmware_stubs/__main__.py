@@ -47,7 +47,6 @@ from devices.money_wheel import MoneyWheelParams
 from devices.multiplier_board import MultiplierBoardParams
 from devices.pachinko import PachinkoParams
 from devices.progressive import ProgressiveParams
-from devices.roulette_wheel import RouletteWheelParams
 from devices.top_slot import TopSlotParams
 from devices.wagering import WageringParams
 from firmware_stubs.board import MultiplierBoardGlue, load_rules
@@ -59,6 +58,7 @@ from firmware_stubs.modbus import ModbusStub, ModelClock
 from firmware_stubs.money_wheel import MoneyWheelGlue
 from firmware_stubs.pachinko import PachinkoGlue
 from firmware_stubs.progressive import ProgressiveGlue, cli_params
+from firmware_stubs.slingshot import WIRE_KNOBS, SlingshotParams, stub_params
 from firmware_stubs.top_slot import TopSlotGlue, load_par
 from firmware_stubs.wagering import WageringGlue
 from hil.wire.url import ModbusUrl
@@ -79,7 +79,7 @@ DEVICES = {"wagering": ("wagering", WageringParams),
            "crazy-time-world-wheel": ("crazy-time-world-wheel", CtwWheelParams),
            "illuminator": ("illuminator", IlluminatorParams),
            "progressive-system": ("progressive-system", ProgressiveParams),
-           "roulette-wheel": (None, RouletteWheelParams)}
+           "roulette-wheel": (None, SlingshotParams)}
 #: The command devices (``firmware_stubs.command``: the bonus games', Roulette X's illuminator): Modbus only.
 MODBUS_ONLY = ("multiplier-board", "coin-flipper", "pachinko-board", "crazy-time-world-wheel", "illuminator")
 MODBUS_ONLY += ("progressive-system",)  # the progressive table game system: no serial frames either
@@ -140,7 +140,7 @@ class DeviceHost:
 
         if self.device == "progressive-system":
             raw = cli_params(raw)  # --param meters=JSON
-        params = validate_params(self.params_cls, raw)
+        params = stub_params(raw) if self.device == "roulette-wheel" else validate_params(self.params_cls, raw)
         rng = generator(seed)
         clock, modbus = self.clock, self.wire == "modbus"
         if self.device == "wagering":
@@ -177,7 +177,11 @@ class DeviceHost:
             par = RulesSubmission.model_validate(rules)
         elif rules and self.device == "illuminator":
             par = RouletteXSubmission.model_validate(rules)  # a Roulette X submission
-        validate_params(self.params_cls, raw)  # refuse before touching the running model
+        if self.device == "roulette-wheel":  # the wire knobs given on the command line stay
+            raw = {**{k: v for k, v in _raw_params(self.args.param).items() if k in WIRE_KNOBS}, **raw}
+            stub_params(raw)  # refuse before touching the running model
+        else:
+            validate_params(self.params_cls, raw)  # refuse before touching the running model
         running = self.clock.env
         self.clock.renew()
         try:
