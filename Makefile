@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.croupier-installed
 OUT    ?= out
 PYTEST_ARGS ?=
 
-.PHONY: run test test-quick bench clean
+.PHONY: run test test-quick soak bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,10 @@ test: $(STAMP)
 
 test-quick: $(STAMP)
 	$(BIN)/python -m pytest -n 2 --maxschedchunk 1 -m 'not slow' $(PYTEST_ARGS)
+
+# the opt-in soak tier: the fifty-kill kill -9 campaign (about 3.5 min of one core) on top of the suite
+soak: $(STAMP)
+	CROUPIER_SOAK=1 $(BIN)/python -m pytest -n 2 --maxschedchunk 1 $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python bench/sim_speed.py
