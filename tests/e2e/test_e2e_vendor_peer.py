@@ -175,6 +175,19 @@ def assert_results_are_the_devices(trace: Path, truth: dict) -> None:
         assert (p["seat"], p["stake_cents"], p["accepted"]) == (t["seat"], t["stake_cents"], t["status"] == "accepted")
 
 
+def assert_top_slot_starts_match_truth(trace: Path, truth: dict) -> None:
+    """The Top Slot's start relative to the wheel's, as the rig mapped both device clocks, is the
+    devices' true skew within the mapping uncertainty the rig recorded for the two clocks."""
+    unc = {dev: max([e["clock_uncertainty_s"] for _, e in events(trace, dev, "clock_estimate")], default=0.0)
+           for dev in ("wheel", "top_slot")}
+    wheel = [e["device_time_s"] for _, e in events(trace, "wheel", "spin_start")]
+    slot = [e["device_time_s"] for _, e in events(trace, "top_slot", "top_slot_start")]
+    true = [s["start_s"] - w["start_s"] for w, s in zip(truth["wheel"], truth["top_slot"])]
+    assert len(wheel) == len(slot) == len(true) > 0
+    for w, s, t in zip(wheel, slot, true):
+        assert abs((s - w) - t) <= unc["wheel"] + unc["top_slot"] + 0.001, (s - w, t, unc)
+
+
 def _verdict_lines(proc: subprocess.CompletedProcess) -> str:
     return f"exit {proc.returncode}\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
 
@@ -238,6 +251,7 @@ def test_rig_runs_normal_play_on_vendor_devices(tmp_path):
     assert proc.returncode == 0, _verdict_lines(proc)
     assert_every_round_settled(trace)
     assert_results_are_the_devices(trace, peer["truth"])
+    assert_top_slot_starts_match_truth(trace, peer["truth"])
 
 
 @pytest.mark.xfail(not _bench_knows("max_clock_drift_ppm"), strict=True,
@@ -251,6 +265,7 @@ def test_rig_no_false_failure_with_wheel_clock_2000_ppm_fast(tmp_path):
     assert proc.returncode == 0, _verdict_lines(proc)
     assert_every_round_settled(trace)
     assert_results_are_the_devices(trace, peer["truth"])
+    assert_top_slot_starts_match_truth(trace, peer["truth"])
     estimates = [e for _, e in events(trace, "wheel", "clock_estimate") if e.get("clock_drift_fitted")]
     assert estimates, "the wheel's drift was never estimated"
     last = estimates[-1]
@@ -272,4 +287,11 @@ def test_rig_presses_black_box_wagering_device_through_relay_module(tmp_path):
     assert len(truth["contact_closings"]) == len(truth["presses"])
     for _, w in events(trace, "croupier", "wager"):
         assert w["stake_cents"] == BUTTON_STAKES[w["seat"] - 1], w
-    assert not [e for _, e in events(trace, "croupier", "press_attributed") if e.get("attribution") == "foreign"]
+    attributed = [e for _, e in events(trace, "croupier", "press_attributed")]
+    assert len(attributed) == len(truth["presses"]) and {e["by"] for e in attributed} == {"rig"}, attributed
+    # the rig's actuations: each closed a contact the device registered, or went to a button a
+    # Crazy Time terminal does not have (the default wiring's roulette-up: GAPS.md B6) and was lost
+    actuations = [e for _, e in events(trace, "actuator", "actuation")]
+    lost = [e for _, e in events(trace, "croupier", "actuation_lost")]
+    assert len(actuations) == len(truth["presses"]) + len(lost)
+    assert {e["spot"] for e in lost} <= {"roulette-up"}, lost

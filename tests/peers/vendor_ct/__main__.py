@@ -23,7 +23,7 @@ import numpy as np
 from .clock import DeviceClock, World
 from .modbus import serve, stop
 from .top_slot import TopSlot
-from .wagering import RelayModule, WageringDevice
+from .wagering import RelayModule, WageringDevice, WageringTiming
 from .wheel import MoneyWheel, WheelFaults
 
 ROLES = ("wheel", "top_slot", "wagering", "actuator")
@@ -54,6 +54,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--button-stakes", type=_stakes, default=None, help="cents per seat, e.g. 100,500,200")
     p.add_argument("--wagering-injection", action="store_true",
                    help="the optional press-injection and armed-probe features (test firmware)")
+    p.add_argument("--lockout-processing-ms", type=float, default=None,
+                   help="the wagering firmware's lock-out processing time (default 2.8 ms; a slow device: 25)")
     p.add_argument("--foreign-press-rate-hz", type=float, default=0.0,
                    help="real players at the table pressing their buttons while betting is open (world Hz)")
     p.add_argument("--foreign-seats", type=lambda t: tuple(int(x) for x in t.split(",")), default=(1,))
@@ -83,7 +85,9 @@ def build(args: argparse.Namespace) -> dict:
     stakes = args.button_stakes or (100, 500, 200, 1000, 100, 2500, 100, 200)[:args.seats]
     wag = WageringDevice(DeviceClock(world, epochs[2], args.wagering_clock_ppm), r_wag, seats=args.seats,
                          button_stake_cents=stakes, injection=args.wagering_injection,
-                         foreign_press_rate_hz=args.foreign_press_rate_hz, foreign_seats=args.foreign_seats)
+                         foreign_press_rate_hz=args.foreign_press_rate_hz, foreign_seats=args.foreign_seats,
+                         timing=WageringTiming() if args.lockout_processing_ms is None else
+                         WageringTiming(lockout_processing_s=args.lockout_processing_ms / 1000))
     # the relay module has no clock anyone reads; it shares the world with the buttons it closes
     relay = RelayModule(DeviceClock(world, 0), r_relay, wag, outputs=args.relay_outputs,
                         operate_s=args.relay_operate_ms / 1000, operate_jitter_s=args.relay_operate_jitter_ms / 1000)

@@ -194,15 +194,15 @@ class WageringDevice(RegisterDevice):
             regs = list(self.holding)
             regs[address:address + len(values)] = values
             touched = range(address, address + len(values))
+            # an enum code outside the table, or more than 16 offsets, is refused whatever else
+            # the write carries, and changes nothing
+            if (1 in touched and regs[1] >= len(SPOTS)) or (6 in touched and regs[6] >= len(SPOTS)) \
+                    or (9 in touched and regs[9] > 16):
+                return ExcCodes.ILLEGAL_VALUE
             if 4 in touched and regs[4] != self.holding[4]:   # injected press
-                spot = regs[1]
-                if spot >= len(SPOTS):
-                    return ExcCodes.ILLEGAL_VALUE
-                self._register(now_s, regs[0], spot, from_words(regs[2:4]), "inject")
+                self._register(now_s, regs[0], regs[1], from_words(regs[2:4]), "inject")
             if 42 in touched and regs[42] != self.holding[42]:  # arm the probe
                 count = regs[9]
-                if count > 16 or regs[6] >= len(SPOTS):
-                    return ExcCodes.ILLEGAL_VALUE
                 offs = [from_words(regs[10 + 2 * i:12 + 2 * i]) for i in range(count)]
                 self.probe = {"seat": regs[5], "spot": regs[6], "stake": from_words(regs[7:9]), "offsets_us": offs}
             self.holding = regs
