@@ -11,6 +11,7 @@ time), until SIGTERM/SIGINT.
     croupier stub illuminator --modbus tcp://127.0.0.1:0 [--rules roulette_x.toml] [--param wheel=double-zero]
     croupier stub roulette-wheel --pty [--param wheel=double-zero]   # the vendor's line protocol, paced at 9600 baud
     croupier stub progressive-system --modbus tcp://127.0.0.1:0 [--param link_loss_at_s=2 ...] [--control tcp://127.0.0.1:0]
+    croupier stub money-wheel --modbus tcp://127.0.0.1:0 --clock-ppm 2000   # its clock runs 2,000 ppm fast
 
 The bonus games' devices (``multiplier-board``, ``coin-flipper``, ``pachinko-board``,
 ``crazy-time-world-wheel``) and Roulette X's ``illuminator`` speak Modbus only: they have no serial frames.
@@ -106,7 +107,7 @@ class DeviceHost:
         self.args = args
         self.device = args.device
         self.wire = "modbus" if args.modbus else "serial"
-        self.clock = ModelClock(args.time_scale)
+        self.clock = ModelClock(args.time_scale, args.clock_ppm)
         self.params_cls = DEVICES[args.device][1]
         self.rmap = None
         if self.wire == "modbus":
@@ -193,6 +194,17 @@ class DeviceHost:
         self.on_new_glue(self.glue)
         return dataclasses.asdict(self.params)
 
+    def set_clock(self, ppm: float | None) -> dict:
+        """The control endpoint's ``clock`` op: the device clock's drift from now on."""
+        if ppm is not None:
+            self.clock.set_ppm(ppm)
+        return {"ppm": self.clock.ppm, "time_scale": self.clock.time_scale}
+
+    def info(self) -> dict:
+        """The control endpoint's ``info`` op: what this stub is."""
+        return {"device": self.device, "wire": self.wire, "time_scale": self.clock.time_scale,
+                "clock_ppm": self.clock.ppm, "params": dataclasses.asdict(self.params)}
+
     def close(self) -> None:
         if self.truth_file:
             self.truth_file.close()
@@ -226,7 +238,7 @@ async def _main(args: argparse.Namespace) -> None:
     control = None
     if args.control:
         curl = ModbusUrl.parse(args.control)
-        control = ControlServer(host.configure, lambda: list(host.truth_records))
+        control = ControlServer(host.configure, lambda: list(host.truth_records), host.set_clock, host.info)
         where += f" control=tcp://{curl.host}:{await control.start(curl.host, curl.port)}"
     relays = None
     if getattr(args, "actuator_modbus", None):  # a DO module wired across the model's buttons (docs/wire/actuator.md)
@@ -321,7 +333,8 @@ def _serve_serial(args: argparse.Namespace) -> None:
         if args.control:
             curl = ModbusUrl.parse(args.control)
             server = ControlServer(lambda raw, seed, rules: _in_loop(stub, host.configure, raw, seed, rules),
-                                   lambda: _in_loop(stub, lambda: list(host.truth_records)))
+                                   lambda: _in_loop(stub, lambda: list(host.truth_records)),
+                                   lambda ppm: _in_loop(stub, host.set_clock, ppm), lambda: _in_loop(stub, host.info))
             control = ControlThread(server, curl.host, curl.port)
             where += f" control=tcp://{curl.host}:{control.port}"
         print(f"READY {args.device} {where}", flush=True)
@@ -361,6 +374,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--param", action="append", default=[], help="model parameter / fault knob NAME=VALUE")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--time-scale", type=float, default=1.0, help="simulated seconds per wall second")
+    ap.add_argument("--clock-ppm", type=float, default=0.0, help="the device clock runs this many ppm fast "
+                    "(negative: slow) against the model's time: a drifting crystal (docs/wire/clock.md)")
     ap.add_argument("--truth-file", help="wagering: append the ground truth of every lock-out here (JSON lines)")
     ap.add_argument("--rules", type=Path, help="top-slot, multiplier-board, illuminator: the Rules Submission "
                     "(illuminator: a Roulette X one) whose PAR the "
@@ -372,6 +387,8 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     if args.time_scale <= 0:
         ap.error("--time-scale must be > 0")
+    if not -1e5 < args.clock_ppm < 1e5:
+        ap.error("--clock-ppm must be within ±100000 (±10 %)")
     if args.modbus is None and args.device in MODBUS_ONLY:
         ap.error(f"{args.device} speaks Modbus only (--modbus URL): it has no serial frames")
     if args.modbus is not None and args.device in SERIAL_ONLY:
