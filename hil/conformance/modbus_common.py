@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from hil.conformance.core import Clause, ClauseSkipped, expect
+from hil.conformance.core import Clause, ClauseFailed, ClauseSkipped, expect
 from hil.conformance.modbus import (
     CLOCK_SAMPLES,
     ILLEGAL_ADDRESS,
@@ -14,7 +14,7 @@ from hil.conformance.modbus import (
     ModbusContext,
     exception_name,
 )
-from hil.wire.registers import BIT_TABLES
+from hil.wire.registers import BIT_TABLES, FEATURES
 
 #: how long the clock-rate clause spans (the rate's uncertainty is the round trips over this)
 RATE_SPAN_S = 1.0
@@ -33,9 +33,30 @@ async def connect_sequence(ctx: ModbusContext) -> str:
     """What every adapter does at connect: the status and declaration reads, ``command_seq`` (the
     rig continues it), and 16 reads of ``device_clock_ns`` (the offset from the best round trip)."""
     names = readable(ctx)
-    poll = await ctx.read_points(names)
-    n = len(ctx.map.read_blocks(names))
-    seq = f", command_seq {poll.values['command_seq']}" if "command_seq" in poll.values else ""
+    values: dict = {}
+    blocks = ctx.map.read_blocks(names)
+    refused = []
+    for b in blocks:
+        code, words = await ctx.request_read(b.table, b.start, b.count)
+        if code is not None:
+            refused.append((b, code))
+            continue
+        try:
+            values |= ctx.map.decode_block(b, words)
+        except ValueError:
+            pass  # judged point by point by MB-encoding
+    if refused:
+        groups = FEATURES.get(ctx.map.device, {})
+        lines = []
+        for b, code in refused:
+            feature = next((f for f, g in groups.items() if set(b.points) & set(g)), None)
+            hint = (f" — points of the optional {feature!r} feature: if the device has no {feature}, give it a map "
+                    "without them (--register-map)") if feature else ""
+            lines.append(f"{b.table} {b.start}+{b.count} ({', '.join(b.points[:4])}{'…' if len(b.points) > 4 else ''})"
+                         f": {exception_name(code)}{hint}")
+        raise ClauseFailed("the device refuses reads of the map's points: " + "; ".join(lines))
+    n = len(blocks)
+    seq = f", command_seq {values['command_seq']}" if "command_seq" in values else ""
     best = await ctx.map_clock()
     return (f"{len(names)} readable points in {n} read(s){seq}; {CLOCK_SAMPLES} clock reads, best round trip "
             f"{best.rtt_ns / 1e3:.0f} µs")
