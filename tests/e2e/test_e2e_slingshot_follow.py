@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 import simpy
 import yaml
 from typer.testing import CliRunner
@@ -123,6 +124,7 @@ def _compressed(src: Path, dst: Path) -> Path:
     return dst
 
 
+@pytest.mark.slow
 def test_the_croupier_runs_the_follow_scenarios_on_the_live_stub(tmp_path: Path):
     files = [_compressed(SUITE / name, tmp_path / name) for name in ("roulette_follow_autonomous_wheel.yaml",
                                                                       "fault_roulette_follow_slow_lockout.yaml")]

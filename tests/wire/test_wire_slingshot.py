@@ -369,3 +369,126 @@ def test_the_pages_tables_are_the_codes():
     assert table("Warnings") == WARNINGS
     assert "**37 is `00`**" in page and DOUBLE_ZERO_WIN == 37
     assert "`*K`" in page and "`*u 1`" in page and "`*X`" in page
+
+
+# --------------------------------------------------------------------------- the real wheel (issue 12, section 1)
+@pytest.mark.parametrize(("line", "item"), [
+    (b"*X;5;013; 6;0;177;1\r\n", Status(5, 13, 6, 0, 177, 1)),  # a one-digit number, space-padded
+    (b"*X;5;013;06;0;177;1", Status(5, 13, 6, 0, 177, 1)),  # zero-padded is taken too
+    (b"27\r\n", BareWin(27)), (b" 6", BareWin(6)), (b"0", BareWin(0)), (b"37", BareWin(37)),
+    (b"*P 1\r\n", Power("on")), (b"*P 0", Power("off")), (b"*P OK", Power("ok")),
+])
+def test_the_real_wheels_lines_are_all_valid(line: bytes, item):
+    assert parse_line(line) == item
+
+
+@pytest.mark.parametrize(("line", "reason"), [
+    (b"38", "bare win# 38 is not 0..37"), (b"*P 2", "malformed power line"), (b"*P  1", "malformed power line"),
+    (b"*Pok", "malformed power line"), (b"  6", "not a status line"), (b"6 ", "not a status line"),
+])
+def test_near_misses_of_the_real_lines_are_refused(line: bytes, reason: str):
+    with pytest.raises(LineError) as err:
+        parse_line(line)
+    assert err.value.reason == reason
+
+
+def test_padding_and_the_bare_and_power_lines_round_trip():
+    s = Status(5, 13, 6, 0, 177, 1)
+    assert format_status(s) == b"*X;5;013; 6;0;177;1\r\n" and parse_line(format_status(s)) == s
+    assert format_bare(6) == b" 6\r\n" and format_bare(6, "zero") == b"06\r\n" and format_bare(27) == b"27\r\n"
+    assert [format_power(w) for w in ("on", "off", "ok")] == [b"*P 1\r\n", b"*P 0\r\n", b"*P OK\r\n"]
+
+
+def feed(tracker: GameTracker, *lines: bytes, t0: float = 0.0, dt: float = 0.5) -> list[tuple[str, object]]:
+    out = []
+    for i, ln in enumerate(lines):
+        out += tracker.feed(parse_line(ln), t0 + i * dt)
+    return out
+
+
+def game_lines(spin: int, win: int, speed: int = 150, direction: int = 1, first: int = 2) -> list[bytes]:
+    s = lambda st, w, v: format_status(Status(st, spin, w, 0, v, direction))  # noqa: E731
+    return ([s(1, 0, 20)] if first == 1 else []) + [s(2, 0, 0), s(2, 0, 90), s(3, 0, speed), s(3, 0, speed - 1),
+                                                    s(4, 0, speed - 2), format_bare(win), s(5, win, speed - 3)]
+
+
+def test_games_by_state_transitions_power_up_replay_and_power_off():
+    tr = GameTracker()
+    six = format_status(Status(6, 11, 19, 0, 0, 0))
+    kinds = feed(tr, six, six, b"*P 1", b"*P OK", *game_lines(11, 27, 176, first=1), *game_lines(12, 6, 142, 0),
+                 *game_lines(13, 0, 133)[:4], b"*P 0", b"*P OK", format_status(Status(6, 13, 6, 0, 120, 1)),
+                 format_status(Status(6, 13, 6, 0, 0, 1)))
+    assert [g.spin for g in tr.games] == [11, 12, 13]
+    g11, g12, g13 = tr.games
+    assert g11.after_power_up and g11.start_seen and (g11.win, g11.bare_win, g11.status) == (27, 27, "settled")
+    assert g11.speed_rpm == 176 and g11.direction == 1  # its own state-3 line, not a state-2 line
+    assert g12.states == [2, 3, 4, 5] and not g12.after_power_up and g12.speed_rpm == 142 and g12.direction == 0
+    p0 = 4 + 8 + 7 + 4  # the *P 0 line's index: voided at once, at its time
+    assert (g13.status, g13.void, g13.void_s) == ("void", "power_off", p0 * 0.5)
+    assert not tr.powered and [k for k, _ in kinds].count("fault") == 0
+    # the wheel comes back: state 6 showing the pending game's number, *P 1 / *P OK, state 1, the game replayed
+    feed(tr, format_status(Status(6, 13, 6, 0, 0, 1)), b"*P 1", b"*P OK", *game_lines(13, 32, 168, first=1), t0=100)
+    assert [g.spin for g in tr.games] == [11, 12, 13, 13] and tr.powered
+    assert tr.games[3].after_power_up and tr.games[3].status == "settled" and tr.games[3].win == 32
+    assert tr.counts == {"status": 2 + 7 + 6 + 4 + 2 + 1 + 7, "bare": 3, "power": 6}  # every line valid
+
+
+def test_a_game_already_under_way_is_recorded_not_taken_for_one_whose_start_was_seen():
+    tr = GameTracker()
+    kinds = [k for k, _ in feed(tr, *game_lines(7, 5)[3:])]  # the rig began to listen in state 3
+    assert kinds[0] == "game_unseen" and "game_start" not in kinds and "result" in kinds
+    assert not tr.games[0].start_seen and tr.games[0].win == 5
+    kinds = [k for k, _ in feed(tr, *game_lines(8, 9))]
+    assert kinds[0] == "game_start" and tr.games[1].start_seen
+    tr2 = GameTracker()
+    assert [k for k, _ in feed(tr2, *game_lines(7, 5)[1:])][0] == "game_unseen"  # state 2 at connect: not seen either
+
+
+def test_a_new_game_is_seen_by_its_transition_even_under_the_same_spin_number():
+    tr = GameTracker()
+    feed(tr, format_status(Status(6, 0, 0, 0, 0, 0)), *game_lines(4, 1), *game_lines(4, 2))
+    assert [(g.spin, g.win, g.start_seen) for g in tr.games] == [(4, 1, True), (4, 2, True)]
+
+
+@pytest.mark.parametrize(("bits", "state", "void", "fault"), [
+    (1, 3, "ball_removed", None), (2, 4, "wrong_direction", None), (8, 3, "void_game", None),
+    (4, 2, "sensor_fault", "sensor_fault"), (1, 2, None, None), (2, 2, None, None),
+])
+def test_warnings_void_or_fault_as_the_page_says(bits: int, state: int, void, fault):
+    tr = GameTracker()
+    lines = [format_status(Status(6, 0, 0, 0, 0, 0))] + game_lines(3, 14)
+    at = next(i for i, ln in enumerate(lines) if ln.startswith(b"*X;%d;" % state))
+    lines = lines[:at] + [ln.replace(b";0;", b";%X;" % bits, 1) if ln.startswith(b"*X") else ln for ln in lines[at:]]
+    out = feed(tr, *lines)
+    (g,) = tr.games
+    assert g.void == void and g.status == ("settled" if void is None else "void")
+    assert [p["bit"] for k, p in out if k == "warning"] == [bits]
+    assert [p["kind"] for k, p in out if k == "fault"] == ([fault] if fault else [])
+
+
+def test_state_6_mid_game_without_power_off_is_wheel_idle_and_skipped_states_are_a_fault():
+    tr = GameTracker()
+    feed(tr, format_status(Status(6, 0, 0, 0, 0, 0)), *game_lines(1, 3)[:3], format_status(Status(6, 1, 0, 0, 0, 1)))
+    assert tr.games[0].void == "wheel_idle"
+    s = lambda st, w=0: format_status(Status(st, 2, w, 0, 150, 0))  # noqa: E731
+    out = feed(tr, s(2), s(5, 17))
+    assert [p["kind"] for k, p in out if k == "fault"] == ["missed_state"] and tr.games[1].win == 17
+    out = feed(tr, format_status(Status(2, 3, 17, 0, 0, 1)), format_status(Status(3, 3, 17, 0, 150, 1)),
+               format_status(Status(4, 3, 17, 0, 150, 1)), b"21", format_status(Status(5, 3, 22, 0, 150, 1)))
+    assert [p["kind"] for k, p in out if k == "fault"] == ["bare_mismatch"]
+
+
+def test_the_adapter_never_binds_a_command_to_a_game_whose_start_it_did_not_see():
+    def script(env, wheel, fake):
+        ev = wheel.spin()  # *K pending
+        yield env.timeout(0.05)
+        fake.say(*(ln + b"\r\n" if not ln.endswith(b"\r\n") else ln for ln in game_lines(9, 4)[3:]))  # 3, 4, 5 only
+        yield env.timeout(0.2)
+        return ev
+
+    events, ev, _fake = run_script("?mode=command", script, timeout_s=5.0)
+    assert not ev.triggered  # recorded, never settled on
+    kinds = [k for k, _ in events]
+    assert "game_unseen" in kinds and "game_start" not in kinds
+    result = next(p for k, p in events if k == "ball_result")
+    assert result["start_seen"] is False and result["spin_id"] == 9 and "wire_fault" not in kinds
