@@ -374,3 +374,82 @@ def test_a_system_without_the_roulette_up_meter_pays_nothing_and_fails(tmp_path)
     v = verdicts(path)
     assert v["RU-617b.4h2-meter"] == v["RU-617b.4h-settlement"] == "fail"
     assert any("declares meters mega" in f for f in findings(path, "RU-617b.4h2-meter"))
+
+
+# --------------------------------------------------------------------------- follow an autonomous wheel
+def play_follow(tmp: Path, sc, rounds: int, power: list[tuple[float, str]] = (), name="follow"):
+    """``rounds`` rounds followed on the simulated autonomous wheel; ``power``: (time, "off"|"on")."""
+    from devices.roulette_wheel import RouletteWheelParams, RouletteWheelSim
+
+    path = tmp / f"{name}.sqlite"
+    env = simpy.Environment()
+    writer = TraceWriter(path, {"game": "roulette", "scenario": sc.name})
+    writer.clock = env
+    rng = np.random.default_rng(11)
+    devices = Devices(None, None, None)  # type: ignore[arg-type]
+    wheel = RouletteWheelSim(env, RouletteWheelParams(cycle="autonomous", launch_delay_s=10.0), rng, writer.record,
+                             name="ball_wheel")
+    devices.ball_wheel = wheel
+    devices.illuminator = IlluminatorSim(env, IlluminatorParams(wheel=sc.table.wheel), RX, None, rng, writer.record)
+    devices.roulette_wagering = wagering(env, sc, writer.record, rng)
+    for t, what in power:
+        env.timeout(t).callbacks.append(lambda _e, what=what: getattr(wheel, f"power_{what}")())
+    ctl = RouletteController(env, devices, writer, sc, RX, rng)
+    assert ctl.follow
+    writer.record("croupier", "table", ctl.describe())
+    env.run(until=ctl.run(rounds))
+    writer.close()
+    return path
+
+
+def all_events(path: Path):
+    with TraceReader(path) as r:
+        return list(r.events())
+
+
+def test_the_croupier_follows_the_wheels_cycle_and_closes_bets_on_its_announcement(tmp_path):
+    sc = scenario(croupier={"betting_window_s": 8.0, "between_rounds_s": 0.0})
+    path = play_follow(tmp_path, sc, 4)
+    evs = all_events(path)
+    closed = [e for e in evs if e.device == "ball_wheel" and e.kind == "bets_closed"]
+    nmb = [e for e in evs if e.device == "croupier" and e.kind == "no_more_bets"]
+    locks = [e for e in evs if e.kind == "lockout_command"]
+    assert len(nmb) == 4 and all(n.payload["source"] == "wheel" for n in nmb)
+    by_time = {c.payload["device_time_s"]: c for c in closed}
+    for n, lock in zip(nmb, locks):
+        assert n.payload["wheel_time_s"] in by_time and n.sim_time == n.payload["wheel_time_s"]  # at once
+        assert lock.sim_time == n.sim_time  # the wagering device locked out on the wheel's line
+    ends = [e.payload for e in evs if e.device == "croupier" and e.kind == "round_end"]
+    assert [e["void"] for e in ends] == [False] * 4
+    assert not [c for c, v in verdicts(path).items() if v == "fail"]
+    assert "timed from the wheel" in results(path)["RU-617b.4c2-lockout"].summary
+
+
+def test_a_power_off_voids_the_spin_at_once_and_the_replayed_game_settles_the_round(tmp_path):
+    sc = scenario(croupier={"betting_window_s": 8.0, "between_rounds_s": 0.0, "power_up_timeout_s": 30.0})
+    path = play_follow(tmp_path, sc, 3, power=[(40.0, "off"), (55.0, "on")])
+    evs = all_events(path)
+    off = next(e for e in evs if e.kind == "wheel_power" and e.payload["what"] == "off")
+    (void,) = [e for e in evs if e.device == "croupier" and e.kind == "spin_void"]
+    assert void.payload["reason"] == "power_off" and void.sim_time - off.sim_time <= 1.0
+    (wait,) = [e.payload for e in evs if e.device == "croupier" and e.kind == "wheel_power_wait"]
+    assert wait["powered_up"] and wait["waited_s"] == pytest.approx(55.0 - void.sim_time)
+    spins = [e.payload for e in evs if e.device == "croupier" and e.kind == "spin_command"]
+    cut = next(s for s in spins if s["wheel_game"] == void.payload["wheel_game"] and s["attempt"] == 2)
+    assert cut["after_power_up"]  # the wheel replays the cut game under its number: the round's respin
+    ends = [e.payload for e in evs if e.device == "croupier" and e.kind == "round_end"]
+    assert [e["void"] for e in ends] == [False, False, False]
+
+
+def test_a_wheel_that_stays_off_is_waited_for_once_then_rounds_are_void_at_once(tmp_path):
+    sc = scenario(croupier={"betting_window_s": 8.0, "between_rounds_s": 0.0, "power_up_timeout_s": 20.0})
+    path = play_follow(tmp_path, sc, 4, power=[(40.0, "off")])
+    evs = all_events(path)
+    waits = [e for e in evs if e.device == "croupier" and e.kind == "wheel_power_wait"]
+    assert len(waits) == 1 and waits[0].payload["powered_up"] is False and waits[0].payload["waited_s"] == 20.0
+    ends = [e for e in evs if e.device == "croupier" and e.kind == "round_end"]
+    assert [e.payload["void"] for e in ends] == [False, True, True, True]
+    assert {e.payload["reason"] for e in ends[1:]} == {"wheel_power_off"}
+    assert ends[-1].sim_time == ends[1].sim_time  # no second wait: later rounds void at once
+    refunds = [e for e in evs if e.device == "croupier" and e.kind == "refund" and e.round == 2]
+    assert refunds, "the cut round's wagers are refunded"
