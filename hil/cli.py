@@ -378,6 +378,8 @@ def conformance(
     = None,
     max_drift_ppm: Annotated[Optional[float], typer.Option(
         help="the clock rate the device may keep from the wall clock (default 500 ppm, the bench's default)")] = None,
+    without_feature: Annotated[Optional[list[str]], typer.Option(
+        help="an optional feature group the device lacks, e.g. injection (its points dropped from the map)")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="one JSON object on stdout")] = False,
 ) -> None:
     """Run a device's wire contract (docs/wire) against the device, clause by clause (docs/conformance.md).
@@ -387,7 +389,7 @@ def conformance(
 
     try:
         report = run_conformance(device, modbus=modbus, serial=serial, unit=unit, register_map=register_map,
-                                 max_drift_ppm=max_drift_ppm)
+                                 max_drift_ppm=max_drift_ppm, without_features=tuple(without_feature or ()))
     except BadInput as exc:
         sys.stderr.write(f"error: {exc}\nnothing was judged\n")
         raise typer.Exit(EXIT_BAD_INPUT) from None

@@ -48,15 +48,18 @@ def serial_clauses(device: str) -> list[Clause]:
     return serial_frames.clauses(device)
 
 
-async def _run_modbus(device: str, url: str, unit: int, register_map: Path | None, max_drift_ppm: float) -> Report:
+async def _run_modbus(device: str, url: str, unit: int, register_map: Path | None, max_drift_ppm: float,
+                      without: tuple[str, ...]) -> Report:
     from hil.conformance.modbus import ModbusContext
     from hil.wire.registers import default_map, load_register_map
 
     try:
         rmap = load_register_map(register_map, device) if register_map else default_map(device)
-    except ConfigError as exc:
+        rmap = rmap.without_features(*without) if without else rmap
+    except (ConfigError, ValueError) as exc:
         raise BadInput(str(exc)) from None
-    report = Report(device, url, str(register_map) if register_map else f"default ({rmap.name})")
+    shown = str(register_map) if register_map else f"default ({rmap.name})"
+    report = Report(device, url, shown + (f" without {', '.join(without)}" if without else ""))
     ctx = ModbusContext(url, unit, rmap, max_drift_ppm=max_drift_ppm)
     try:
         await ctx.connect()
@@ -84,10 +87,12 @@ async def _run_serial(device: str, url: str, max_drift_ppm: float) -> Report:
 
 
 def run(device: str, *, modbus: str | None = None, serial: str | None = None, unit: int = 1,
-        register_map: Path | None = None, max_drift_ppm: float | None = None) -> Report:
+        register_map: Path | None = None, max_drift_ppm: float | None = None,
+        without_features: tuple[str, ...] = ()) -> Report:
     """Run ``device``'s clauses against the device at ``modbus`` or ``serial``; ``BadInput`` for
     a combination the kit cannot run. ``max_drift_ppm``: the clock rate allowed (default: the
-    bench's default, ``MAX_DRIFT_PPM``)."""
+    bench's default, ``MAX_DRIFT_PPM``); ``without_features``: optional feature groups the device
+    lacks (``RegisterMap.without_features``, e.g. ``("injection",)``)."""
     from hil.conformance.modbus_common import MAX_DRIFT_PPM
 
     drift = MAX_DRIFT_PPM if max_drift_ppm is None else float(max_drift_ppm)
@@ -105,12 +110,12 @@ def run(device: str, *, modbus: str | None = None, serial: str | None = None, un
             ModbusUrl.parse(modbus)
         except ValueError as exc:
             raise BadInput(f"--modbus {modbus!r}: {exc}") from None
-        return asyncio.run(_run_modbus(device, modbus, unit, register_map, drift))
+        return asyncio.run(_run_modbus(device, modbus, unit, register_map, drift, tuple(without_features)))
     if device not in SERIAL_DEVICES:
         raise BadInput(f"no serial framed contract for {device!r} (one of {', '.join(SERIAL_DEVICES)}; the others "
                        "speak Modbus only)")
-    if register_map is not None:
-        raise BadInput("--register-map is for --modbus devices")
+    if register_map is not None or without_features:
+        raise BadInput("--register-map and --without-feature are for --modbus devices")
     return asyncio.run(_run_serial(device, serial, drift))
 
 

@@ -12,6 +12,9 @@ or for ``enum16`` the label (``str``). A point with ``count`` > 1 holds a list o
 Two kinds of device: *spinning* devices (money wheel, Top Slot) are commanded and then report a
 live status; *command* devices (the bonus games' multiplier board, coin flipper, Pachinko board,
 Crazy Time World wheel; Roulette X's multiplier illuminator) answer each command with one result.
+``REQUIRED`` names exactly the points the rig's adapters touch (tests/wire/test_wire_registers_required.py
+proves it); ``FEATURES`` names optional groups a map has whole or not at all (the wagering devices'
+``injection``: press injection and the armed probe), which ``RegisterMap.features`` reports.
 Every command device has the same
 core (``REQUIRED``, from ``_commanded``): ``command`` + arguments + ``command_seq`` in one write, then ``state``,
 ``op_id``, and the result block of the last completed operation (``result_op_id``,
@@ -403,6 +406,17 @@ class RegisterMap(pydantic.BaseModel):
     def has(self, name: str) -> bool:
         """Does the map have the point ``name``?"""
         return name in self._index
+
+    def without_features(self, *features: str) -> RegisterMap:
+        """This map with every point of the optional feature groups ``features`` dropped (a device
+        that lacks them); ``ValueError`` for a feature this kind of device does not have."""
+        groups = FEATURES.get(self.device, {})
+        if unknown := [f for f in features if f not in groups]:
+            raise ValueError(f"a {self.device} map has no optional feature {', '.join(unknown)} "
+                             f"(features: {', '.join(groups) or 'none'})")
+        drop = {n for f in features for n in groups[f]}
+        return RegisterMap.model_validate({**self.model_dump(by_alias=True),
+                                           "points": [p.model_dump() for p in self.points if p.name not in drop]})
 
     def point(self, name: str | Point) -> Point:
         """The point named ``name`` (a ``Point`` passes through)."""

@@ -132,6 +132,15 @@ def test_cli_json_and_exit_codes(wagering_stub, tmp_path):
     assert table.exit_code == 0 and "WG-lockout-latency" in table.stdout
     bad = runner.invoke(app, ["conformance", "roulette-wheel", "--modbus", wagering_stub])
     assert bad.exit_code == 2 and "no Modbus contract" in bad.stderr
+    black_box = runner.invoke(app, ["conformance", "wagering", "--modbus", wagering_stub, "--without-feature",
+                                    "injection", "--json"])
+    assert black_box.exit_code == 0, black_box.output
+    doc = json.loads(black_box.stdout)
+    assert doc["register_map"].endswith("without injection")
+    assert {c["id"]: c["status"] for c in doc["clauses"]}["WG-lockout-latency"] == "skip"
+    nonsense = runner.invoke(app, ["conformance", "money-wheel", "--modbus", wagering_stub, "--without-feature",
+                                   "injection"])
+    assert nonsense.exit_code == 2 and "no optional feature injection" in nonsense.stderr
     both = runner.invoke(app, ["conformance", "wagering"])
     assert both.exit_code == 2 and "exactly one of" in both.stderr
     broken_map = tmp_path / "broken.toml"

@@ -181,6 +181,17 @@ def test_a_map_without_injection_loads_and_says_so(device):
     assert set(REQUIRED[device]) <= {p.name for p in bare.points}
 
 
+@pytest.mark.parametrize("device", ["wagering", "progressive-system"])
+def test_without_features_is_the_map_without_the_group(device):
+    shipped = default_map(device)
+    bare = shipped.without_features(INJECTION)
+    assert bare.features == frozenset() and shipped.features == {INJECTION}
+    assert {p.name for p in shipped.points} - {p.name for p in bare.points} == set(FEATURES[device][INJECTION])
+    assert bare == parse_register_map(_without(device, ("press_inject_", "probe_")), "bare.toml", device)
+    with pytest.raises(ValueError, match="no optional feature"):
+        default_map("money-wheel").without_features(INJECTION)
+
+
 def test_a_half_feature_is_refused_naming_what_it_lacks():
     text = _without("wagering", ("probe_",))
     with pytest.raises(ConfigError) as err:
