@@ -137,6 +137,16 @@ class ProgressiveParams:
     """A linked progressive (§ 605a.8): the id of the controller the tables share; None: standalone."""
     button_stake_cents: int = 100
     """The stake a press of a seat's physical wagering-device button wagers (the system's configuration)."""
+    foreign_press_rate_hz: float = 0.0
+    """Players the rig does not drive (real players at the table): mean rate of their presses of the
+    seat buttons while betting is open (Poisson; 0 = none), as ``WageringParams``'."""
+    foreign_seats: tuple[int, ...] = ()
+    """The seats those players press (empty: any seat)."""
+    foreign_spots: tuple[str, ...] = ("progressive",)
+    """The buttons they press (``press_log_spot`` values: a Blackjack table's is its progressive
+    wager's, e.g. ``21+3-progressive``)."""
+    foreign_hold_s: float = 0.12
+    """How long such a player holds a button."""
 
     # ---- faults (defaults = healthy)
     lockout_ignored: bool = False
@@ -180,7 +190,9 @@ class ProgressiveParams:
         return WageringParams(seats=self.seats, answer_delay_s=self.answer_delay_s,
                               lockout_latency_mean_s=self.lockout_latency_mean_s,
                               lockout_latency_jitter_s=self.lockout_latency_jitter_s,
-                              lockout_ignored=self.lockout_ignored, button_stake_cents=self.button_stake_cents)
+                              lockout_ignored=self.lockout_ignored, button_stake_cents=self.button_stake_cents,
+                              foreign_press_rate_hz=self.foreign_press_rate_hz, foreign_seats=self.foreign_seats,
+                              foreign_spots=self.foreign_spots, foreign_hold_s=self.foreign_hold_s)
 
 
 @dataclass(frozen=True)
@@ -346,7 +358,8 @@ class ProgressiveTableSim(WageringSim):
             env.timeout(params.link_loss_at_s).callbacks.append(lambda _e: self._lose_link())
 
     def info(self) -> dict[str, Any]:
-        return {"seats": self.params.seats, "meters": [m.info() for m in self.controller.specs],
+        return {"seats": self.params.seats, "button_stake_cents": [self.params.button_stake_cents] * self.params.seats,
+                "meters": [m.info() for m in self.controller.specs],
                 "linked": self.controller.linked, "link_id": self.controller.link_id}
 
     def shown(self) -> dict[str, int]:

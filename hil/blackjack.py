@@ -43,7 +43,8 @@ import numpy as np
 import simpy
 
 from devices.contracts import MeterPayout, MeterReading
-from hil.bench import Devices
+from devices.contracts import PressAnswer
+from hil.bench import BenchError, Devices
 from hil.controller import TableCroupier
 from hil.scenario import CardTable, Scenario
 from hil.trace import TraceWriter
@@ -59,11 +60,29 @@ class BlackjackController(TableCroupier):
     def __init__(self, env: simpy.Environment, devices: Devices, trace: TraceWriter, scenario: Scenario,
                  rng: np.random.Generator) -> None:
         assert devices.progressive is not None and devices.shoe is not None
-        super().__init__(env, devices.progressive, trace, scenario, rng)
+        super().__init__(env, devices.progressive, trace, scenario, rng, actuator=devices.actuator)
         self.dev = devices
         self.table: CardTable = scenario.cards or CardTable()
         self.spot = PROGRESSIVE_SPOTS.get(self.table.progressive or "", "progressive")
         self.stats = {"rounds": 0, "shuffles": 0, "progressive_wagers": 0, "meter_hits": 0, "void_rounds": 0}
+        if self.actuator is not None and self.table.progressive:
+            self._refuse_other_button_stakes()
+
+    def _refuse_other_button_stakes(self) -> None:
+        """Pressed through an actuator, a progressive wager's stake is the seat button's, set on the
+        system (docs/wire/actuator.md, "The physical button and its stake"), and the meters' rows are
+        the table's progressive wager's (§ 633b.17(h)): a system whose buttons wager another amount
+        than the table's ``progressive_stake_cents`` cannot run this table (BenchError, exit 2)."""
+        stakes = getattr(getattr(self.wagering, "params", None), "button_stake_cents", None)
+        stakes = [stakes] if isinstance(stakes, int) else \
+            list((getattr(self.wagering, "button_stakes", None) or {}).get("button_stake_cents") or [])
+        want = self.table.progressive_stake_cents
+        seats = range(1, self.sc.players.count + 1)
+        other = sorted({s for i, s in enumerate(stakes, 1) if s != want and (len(stakes) == 1 or i in seats)})
+        if other:
+            raise BenchError(f"devices.{self.wagering.name}: its seat buttons wager {other} cents; the table's "
+                             f"{self.table.progressive} progressive wager is {want} cents (cards.progressive_stake_cents): "
+                             "set the system's button stake (docs/devices/progressive-system.md)")
 
     # ------------------------------------------------------------------ durable state
     def _controller(self):
@@ -134,6 +153,9 @@ class BlackjackController(TableCroupier):
         if self.table.progressive:  # the meters grow only from the confirmed players' wagers
             confirm = [a for a in self.answers if a.accepted] if self.faults.settle_late_presses \
                 else [self._press_of[w["wager_id"]] for w in wagers if w["wager_id"] in self._press_of]
+            if self.faults.confirm_foreign_presses:  # a wrong dealer: the real players' refused presses too
+                foreign = set(self._attribute().foreign)
+                confirm += [a for a in self.answers if a.press_id in foreign and a.accepted and a not in confirm]
             yield from self._confirm_presses(confirm)
         seats = sorted({w["seat"] for w in wagers})
         if not seats:
@@ -156,27 +178,42 @@ class BlackjackController(TableCroupier):
         for seat in range(1, pl.count + 1):
             if t.progressive and rnd.random() < pl.progressive_probability:
                 at = now + rnd.uniform(0, window_s)
-                self._press_at(at, seat, self.spot, t.progressive_stake_cents)
-                self._chip_at(at, seat, t.progressive, t.progressive_stake_cents)
+                # with an actuator the press wagers the button's stake (the system's, checked equal to
+                # the table's progressive wager at build); a seat whose button is not wired cannot press
+                if self.actuator is None or self.actuator.wired(seat, self.spot):
+                    self._press_at(at, seat, self.spot, t.progressive_stake_cents)
+                    self._chip_at(at, seat, t.progressive, t.progressive_stake_cents)
             for wager in t.side:
                 if rnd.random() < pl.side_probability:
                     self._chip_at(now + rnd.uniform(0, window_s), seat, wager, 100 * rnd.randint(max(lo, 1), max(hi, 1)))
 
     def _accept(self, n: int, t_close: float) -> list[dict]:
         """§ 633b.17(e): the dealer verifies the progressive chips against the wagers the system
-        accepted, collects them; chip side wagers placed before "no more bets" are accepted."""
+        accepted, collects them; chip side wagers placed before "no more bets" are accepted.
+
+        The progressive wagers are the presses ``TableCroupier._player_presses`` lets through (the
+        one rule: accepted before "no more bets", never the rig's probe, a press inside the lock-out
+        latency or a duplicate; a press the rig did not make refused "not made by the rig" unless the
+        scenario settles them). Each of the rig's players' chips pairs with its seat's press; a real
+        player's press (``players.foreign_presses: settle``) is a wager of its own, at the stake the
+        system recorded (``by`` foreign) — the chips are that player's, not the rig's to place."""
         t = self.table
-        # the wagers the system accepted before "no more bets" (TableCroupier._player_presses: a
-        # press it recognised inside its lock-out latency, or the rig's probe, is never a wager)
         presses = [a for a in self.answers if a.accepted and a.spot == self.spot] if self.faults.settle_late_presses \
             else self._player_presses(t_close, [self.spot])
-        accepted = {a.seat: a for a in presses}
-        self._press_of: dict[str, object] = {}
+        foreign = set() if self.faults.settle_late_presses else set(self._attribute().foreign)
+        rig: dict[int, list[PressAnswer]] = defaultdict(list)  # seat -> the rig's players' presses, in order
+        theirs: list[PressAnswer] = []
+        for a in presses:
+            (theirs if a.press_id in foreign else rig[a.seat]).append(a)
+        accepted = len(presses)
+        self._press_of: dict[str, PressAnswer] = {}
         wagers: list[dict] = []
         progressive_chips = 0
         for i, (at, seat, wager, stake) in enumerate(sorted(self.chips), 1):
+            press = None
             if wager == t.progressive:
-                if seat not in accepted and not self.faults.progressive_chips_mismatch:
+                press = rig[seat].pop(0) if rig[seat] else None
+                if press is None and not self.faults.progressive_chips_mismatch:
                     self._say("wager_rejected", {"seat": seat, "wager": wager, "stake_cents": stake,
                                                  "reason": "the system did not accept the wager"})
                     continue
@@ -186,13 +223,24 @@ class BlackjackController(TableCroupier):
                                              "reason": "placed after no more bets"})
                 continue
             w = {"wager_id": f"{n}-{i}", "seat": seat, "wager": wager, "stake_cents": stake, "placed_s": at}
-            if wager == t.progressive and seat in accepted:
-                w["press_id"] = accepted[seat].press_id
-                self._press_of[w["wager_id"]] = accepted[seat]
+            if press is not None:
+                w["press_id"] = press.press_id
+                self._press_of[w["wager_id"]] = press
             wagers.append(w)
             self._say("wager", w)
+        for a in theirs:  # a real player's press, settled as the scenario allows
+            if not t.progressive:
+                self._reject(a, "the table offers no progressive wager")
+                continue
+            w = {"wager_id": f"{n}-p{a.press_id}", "seat": a.seat, "wager": t.progressive,
+                 "stake_cents": a.stake_cents, "placed_s": a.device_time_s, "press_id": a.press_id, "by": "foreign"}
+            self._press_of[w["wager_id"]] = a
+            wagers.append(w)
+            self._say("wager", w)
+            self.stats["foreign_wagers_settled"] = self.stats.get("foreign_wagers_settled", 0) + 1
         if t.progressive:
-            self._say("progressive_verify", {"chips": progressive_chips, "accepted": len(accepted)})
+            self._say("progressive_verify", {"chips": progressive_chips, "accepted": accepted,
+                                             "foreign_wagers": len(theirs)})
             for w in wagers:
                 if w["wager"] == t.progressive:
                     self.stats["progressive_wagers"] += 1

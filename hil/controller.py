@@ -88,6 +88,13 @@ class TableCroupier:
             if actuator is not None and pr is not None and not self._buttons(pr.seat):
                 raise BenchError(f"devices.actuator: the lock-out probe presses seat {pr.seat}, and none of its "
                                  "buttons is wired (buttons table)")
+            if actuator is not None and pr is not None and len(self._buttons(pr.seat)) < pr.presses + 1:
+                # each probe press of a round on a button of its own (a button's presses are two pulses
+                # apart, far wider than the steps near the boundary): as many as the seat has wired
+                # buttons, the sentinel at the budget included (a seat of one button: the sentinel only)
+                n = len(self._buttons(pr.seat)) - 1
+                self.search = BoundarySearch.for_budget(scenario.lockout.budget_s, pr.step_s, n) if n else None
+                self.probe_presses_capped = n
 
     def answers_append(self, answer: PressAnswer) -> None:
         """The device's press log, as it answers: every press, whoever pressed."""
@@ -207,9 +214,14 @@ class TableCroupier:
         pr, pl, rng = self.sc.lockout.probe, self.sc.players, self.rng
         self._t_lock = t_lock
         if pr is not None:
-            offsets = sorted(self.search.offsets(float(rng.random())) + [self.sc.lockout.budget_s])
-            self._say("lockout_probe", {"offsets_s": [round(o, 9) for o in offsets], "seat": pr.seat,
-                                        "via": "injection" if self.actuator is None else "actuator"})
+            phase = float(rng.random())
+            offsets = sorted((self.search.offsets(phase) if self.search is not None else [])
+                             + [self.sc.lockout.budget_s])
+            probe = {"offsets_s": [round(o, 9) for o in offsets], "seat": pr.seat,
+                     "via": "injection" if self.actuator is None else "actuator"}
+            if getattr(self, "probe_presses_capped", None) is not None:  # fewer wired buttons than presses
+                probe["presses_capped_to"] = self.probe_presses_capped
+            self._say("lockout_probe", probe)
             if self.actuator is not None:
                 # aimed so the closing's bracket ends at the offset: the declared contact delay and spread
                 # ahead (a sentinel that closes past the budget could only straddle it)

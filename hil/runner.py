@@ -24,7 +24,7 @@ import numpy as np
 import simpy
 
 from hil.applicability import BenchRefused, mismatches, not_applicable
-from hil.bench import LoadedBench
+from hil.bench import BenchError, LoadedBench
 from hil.clock import WallClockEnvironment
 from hil.checks import CheckConfig, run_checks
 from hil.config import ConfigError, read_text
@@ -183,7 +183,10 @@ def simulate(loaded: LoadedScenario, bench: LoadedBench, rules: LoadedRules, tra
         ss_devices, ss_croupier = seed_seq.spawn(2)
         ctx = TableContext(sc, bench, game_rules, env, writer, io, ss_devices, ss_croupier,
                            record_setup=point is None)
-        ctl = table.build(ctx)
+        try:
+            ctl = table.build(ctx)
+        except BenchError as exc:  # e.g. a device with neither press injection nor an actuator: exit 2
+            raise BenchRefused("mismatch", None, str(exc)) from None
         if cfg.real_time:
             if found := mismatches(sc, cfg, ctx.device_info, sc.device_overrides(), ctx.built.stubs):
                 raise BenchRefused("mismatch", None, "the bench does not fit the scenario: " + "; ".join(found))

@@ -237,6 +237,44 @@ class RoundView:
                 if p.payload["accepted"] and p.payload["device_time_s"] + u.get(p.device, 0.0) < nmb
                 and not self.is_probe_press(p) and (spots is None or p.payload.get("spot") in spots)}
 
+    def press_excuses(self) -> tuple[set[int], list[tuple[Event, str]]]:
+        """The accepted presses the croupier refused for a reason that excuses them from being a
+        wager (docs/wire/actuator.md, "Matching a log entry to its actuation"), each held to the
+        attribution re-derived from the trace (``attribution``), as ``CT-690.2e-settlement`` holds
+        them: refused "not made by the rig" (a real player's press, where the scenario does not
+        settle them) — unless the trace matches it to one of the rig's actuations; refused as a
+        "duplicate of actuation N" — only if an actuation of the trace doubles it. Returns the press
+        ids excused and, for each refusal that does not hold, (its ``wager_rejected``, why): that
+        press stays owed. No other reason excuses an on-time accepted press."""
+        if "press_excuses" not in self.derived:
+            att = self.attribution if self.actuations else None
+            excused: set[int] = set()
+            wrong: list[tuple[Event, str]] = []
+            for pid, ev in self.rejected_presses().items():
+                reason = str(ev.payload.get("reason"))
+                if reason == "not made by the rig":
+                    if att is not None and pid in att.matched:
+                        wrong.append((ev, f"press {pid} refused as not made by the rig, but it is the rig's "
+                                          f"actuation {att.matched[pid]}"))
+                        continue
+                    excused.add(pid)
+                elif reason.startswith("duplicate of actuation"):
+                    if att is not None and pid not in att.duplicates:
+                        wrong.append((ev, f"press {pid} refused as a duplicate, but no actuation of the trace "
+                                          "doubles it"))
+                        continue
+                    excused.add(pid)
+            self.derived["press_excuses"] = (excused, wrong)
+        return self.derived["press_excuses"]
+
+    def owed_wager_presses(self, spots: tuple[str, ...] | None = None) -> dict[int, Event]:
+        """``wager_presses`` less the presses ``press_excuses`` excuses: every one of these the
+        device accepted is a wager the croupier owes (collects, pays or refunds; confirms to a
+        progressive system's meters). A press silently dropped stays here; a real player's press
+        refused stays out of it, so a meter increment for it is one for no wager."""
+        excused, _wrong = self.press_excuses()
+        return {pid: p for pid, p in self.wager_presses(spots).items() if pid not in excused}
+
     def by_croupier(self, kind: str) -> list[Event]:
         """The croupier's records of ``kind`` this round, in order."""
         return [e for e in self.events if e.device == "croupier" and e.kind == kind]

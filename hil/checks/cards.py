@@ -64,7 +64,10 @@ class ChipsEqualAccepted(CardCheck):
     placed only through the device at its position: every progressive ``wager`` the croupier takes
     must have a press that the device at that seat reported accepted, from a player (not the rig's
     probe), before "no more bets" (``RoundView.wager_presses``), each press one wager (which press
-    feeds the meters is BJ-meter-accounting's). § 633b.17(e), § 633b.18(f) (the same words): "the
+    feeds the meters is BJ-meter-accounting's). Only a recorded refusal the trace bears out excuses
+    such a press (``RoundView.press_excuses``, as CT-690.2e-settlement): a real player's press refused
+    "not made by the rig" that the re-derived attribution does not match to one of the rig's
+    actuations, or a duplicate of an actuation; a press silently dropped is a finding. § 633b.17(e), § 633b.18(f) (the same words): "the
     dealer shall collect the wagers and ... verify that the number of value chips wagered equals the
     number of progressive wagers accepted by the progressive table game system". The progressive
     wagers the croupier collected must be exactly the players' wagers the system accepted before
@@ -81,8 +84,12 @@ class ChipsEqualAccepted(CardCheck):
     def observe(self, rv: RoundView) -> None:
         self.rounds += 1
         # the players' wagers the system accepted before "no more bets" (RoundView.wager_presses: the
-        # one rule; never the rig's probe, a press inside the lock-out latency is the lock-out check's)
-        by_id = rv.wager_presses((self.table.get("progressive_spot"),))
+        # one rule; never the rig's probe, a press inside the lock-out latency is the lock-out check's),
+        # less a real player's press refused "not made by the rig" or a duplicate of an actuation, each
+        # held to the attribution re-derived from the trace (RoundView.press_excuses)
+        by_id = rv.owed_wager_presses((self.table.get("progressive_spot"),))
+        for ev, why in rv.press_excuses()[1]:
+            self.finding(rv.n, ev, why)
         presses = list(by_id.values())
         seats_accepted = sorted(p.payload["seat"] for p in presses)
         collected = rv.by_croupier("progressive_collect")
@@ -170,7 +177,10 @@ class MeterAccounting(CardCheck):
     own reports: a lost increment, an increment for a press that is no wager, a meter reset by a
     power loss or a wrong reseed shows as a meter that is not what its wagers and hits make it. A
     linked meter (§ 605a.8) also grows by the other tables' wagers: it may be more, never less. A
-    resumed run (``resumed``) must go on with the meters the trace left."""
+    resumed run (``resumed``) must go on with the meters the trace left. A player's wager excludes a
+    press the croupier refused as not made by the rig (a real player's, where the scenario does not
+    settle them) or as a duplicate, each held to the attribution re-derived from the trace
+    (``RoundView.press_excuses``): an increment for such a press is an increment for no wager."""
 
     id = "BJ-meter-accounting"
     section = "§ 633b.17(h), § 633b.18(i), § 633b.21(g)"
@@ -288,8 +298,12 @@ class MeterAccounting(CardCheck):
         if not self.meter:
             return
         # the meters grow only from the players' wagers: presses the system accepted before "no more
-        # bets", never the rig's probe nor a press inside the lock-out latency (RoundView.wager_presses)
-        wagers = rv.wager_presses()
+        # bets", never the rig's probe nor a press inside the lock-out latency (RoundView.wager_presses),
+        # nor a press the croupier refused as a real player's or a duplicate where the trace bears it
+        # out (RoundView.owed_wager_presses: an increment for one is an increment for no wager)
+        wagers = rv.owed_wager_presses()
+        for ev, why in rv.press_excuses()[1]:
+            self.finding(rv.n, ev, why)
         incremented: dict[int, set[str]] = defaultdict(set)
         for e in rv.events:
             if e.device == CROUPIER:
@@ -303,7 +317,8 @@ class MeterAccounting(CardCheck):
                     continue
                 if press is None:
                     self.finding(rv.n, e, f"{name} meter incremented for press {pid}, which is no player's wager "
-                                 "accepted before \"no more bets\" (a late press, the rig's probe, or no press)")
+                                 "accepted before \"no more bets\" (a late press, the rig's probe, a press refused "
+                                 "as not made by the rig, or no press)")
                     self.meter[name] = Fraction(int(e.payload["value_cents"]))  # resynchronise
                     continue
                 if name in incremented[pid]:

@@ -101,7 +101,7 @@ def test_the_model_is_a_progressive_system_and_a_wagering_device():
     assert kinds == ["device_info", "betting_open", "press", "meter_increment", "meter_increment", "meter_increment",
                      "win_light", "meter_reading", "meter_hit"]
     [info] = b.of("device_info")
-    assert info == {"seats": 7, "linked": False, "link_id": None, "meters": [
+    assert info == {"seats": 7, "button_stake_cents": [100] * 7, "linked": False, "link_id": None, "meters": [
         {"name": "mega", "seed_cents": 1_000_000, "reseed_cents": 1_000_000, "increment_rate": "7/50",
          "reserve_rate": "1/100", "reseed_from_reserve": False},
         {"name": "major", "seed_cents": 500_000, "reseed_cents": 500_000, "increment_rate": "3/50", "reserve_rate": "0",
