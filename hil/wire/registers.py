@@ -270,13 +270,16 @@ REQUIRED: dict[Device, dict[str, Need]] = {
 }
 #: The press-injection and armed-probe feature (``_injection``).
 INJECTION = "injection"
+#: The stake a press of each seat's physical buttons wagers (``seat_button_stake_cents``: the
+#: device's own configuration, read at connect into ``device_info``; docs/wire/actuator.md).
+BUTTON_STAKES = "button_stakes"
 #: Optional feature groups: a map has every point of a group (the feature) or none of them (a
 #: device without it); ``RegisterMap.features`` names the groups a map has, and the rig touches a
 #: group's points only when the map has it. Together with ``REQUIRED`` these are every point an
 #: adapter can touch (tests/wire/test_wire_registers_required.py proves it).
 FEATURES: dict[Device, dict[str, dict[str, Need]]] = {
-    "wagering": {INJECTION: _injection(_SPOTS)},
-    "progressive-system": {INJECTION: _injection(_PROGRESSIVE_SPOTS)},
+    "wagering": {INJECTION: _injection(_SPOTS), BUTTON_STAKES: {"seat_button_stake_cents": _R}},
+    "progressive-system": {INJECTION: _injection(_PROGRESSIVE_SPOTS), BUTTON_STAKES: {"seat_button_stake_cents": _R}},
 }
 
 
