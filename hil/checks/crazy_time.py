@@ -755,7 +755,9 @@ class Lockout(Check):
     device must take effect within the scenario's latency budget.
 
     The latency of each round is bracketed by the rig's probe presses: the last accepted and
-    the first rejected press after the command."""
+    the first rejected press after the command. A lock-out counter's reading (an independent
+    edge-to-edge figure) is judged with its own uncertainty: over the budget by more than it is a
+    violation, straddling the budget at best indeterminate, never a pass."""
 
     id = "CT-lockout"
     section = "§ 690.2(a)"
@@ -769,6 +771,8 @@ class Lockout(Check):
         self.straddle = 0
         self.rejected_late = 0
         self.counter: list[float] = []  # the lock-out counter's independent intervals
+        self.counter_u: list[float] = []  # each reading's uncertainty (its half-width, s)
+        self.counter_straddle = 0  # readings whose bracket straddles the budget
         self.actuation_u = 0.0  # the largest half-width of an actuator press's closing bracket (s)
 
     def observe(self, rv: RoundView) -> None:
@@ -776,10 +780,14 @@ class Lockout(Check):
         budget = self.config.lockout_budget_s
         for ev in rv.lockout_intervals:
             interval = float(ev.payload["interval_s"])
+            u = float(ev.payload.get("uncertainty_s", 0.0))  # the instrument's, as the bench configured it
             self.counter.append(interval)
-            if interval > budget + TIME_RESOLUTION_S:
-                self.finding(rv.n, ev, f"the lock-out counter timed {interval * 1e3:.3f} ms from the button to the "
-                             f"lock-out indicator (budget {budget * 1e3:.3f} ms)")
+            self.counter_u.append(u)
+            if interval - u > budget + TIME_RESOLUTION_S:
+                self.finding(rv.n, ev, f"the lock-out counter timed {interval * 1e3:.6f} ± {u * 1e3:.6f} ms from the "
+                             f"button to the lock-out indicator (budget {budget * 1e3:.3f} ms)")
+            elif interval + u > budget + TIME_RESOLUTION_S:
+                self.counter_straddle += 1  # possibly over the budget: not a pass
         cmd = rv.lockout_command
         if cmd is None:
             return
@@ -847,10 +855,16 @@ class Lockout(Check):
                               (statistics.median(self.lower), statistics.median(self.upper))),
                   Measurement("bracket_width_max", max(b - a for a, b in zip(self.lower, self.upper)), "s")]
         if self.counter:
-            m += [Measurement("lockout_latency_counter_max", max(self.counter), "s", limit=f"<= {budget} s"),
-                  Measurement("lockout_latency_counter_median", statistics.median(self.counter), "s")]
+            i = max(range(len(self.counter)), key=lambda k: self.counter[k] + self.counter_u[k])
+            worst, u = self.counter[i], self.counter_u[i]
+            m += [Measurement("lockout_latency_counter_max", worst, "s", (worst - u, worst + u), limit=f"<= {budget} s"),
+                  Measurement("lockout_latency_counter_median", statistics.median(self.counter), "s"),
+                  Measurement("counter_uncertainty_max", max(self.counter_u), "s")]
         if self.failed:
             return "fail", f"{self._findings_total} lock-out violation(s)", m
+        if self.counter_straddle:
+            return ("indeterminate", f"{self.counter_straddle} lock-out counter reading(s) within their uncertainty "
+                    f"of the {budget * 1e3:.3f} ms budget (the bracket straddles it): not provably within it", m)
         if not self.upper:
             return "indeterminate", "no presses after a lock-out command: latency not measured", m
         if self.straddle:

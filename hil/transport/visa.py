@@ -62,6 +62,24 @@ class CounterConfig(pydantic.BaseModel):
     start_level_v: float = 1.5
     stop_level_v: float = 1.5
     timeout_s: float = pydantic.Field(2.0, gt=0)  # per VISA I/O, and the measurement's own timeout
+    # ---- the reading's uncertainty (the instrument's datasheet and the wiring, as the lab sets them;
+    # defaults: a 53220A-class counter on a TCXO timebase, short equal cables, fast logic edges)
+    resolution_s: float = pydantic.Field(100e-12, ge=0)  # single-shot time-interval resolution
+    timebase_ppm: float = pydantic.Field(2.0, ge=0)  # timebase accuracy (calibration, ageing, temperature)
+    trigger_error_s: float = pydantic.Field(1e-9, ge=0)  # trigger timing error, start and stop (noise / slew)
+    systematic_error_s: float = pydantic.Field(0.0, ge=0)  # channel skew and cable delay left uncorrected
+
+    def uncertainty_s(self, interval_s: float) -> float:
+        """The worst-case half-width of a reading of ``interval_s`` (s): resolution + timebase ×
+        interval + trigger timing error + systematic error, summed linearly (no term may cancel
+        another: a check judging a budget needs a bound, not a standard deviation)."""
+        return (self.resolution_s + self.timebase_ppm * 1e-6 * abs(interval_s) + self.trigger_error_s
+                + self.systematic_error_s)
+
+    def accuracy(self) -> dict[str, float]:
+        """The uncertainty terms as configured (recorded in the counter's ``device_info``)."""
+        return {"resolution_s": self.resolution_s, "timebase_ppm": self.timebase_ppm,
+                "trigger_error_s": self.trigger_error_s, "systematic_error_s": self.systematic_error_s}
 
 
 _managers: dict[str, pyvisa.ResourceManager] = {}
