@@ -457,6 +457,8 @@ class RouletteController(TableCroupier):
         self.chips = []
         game: WheelGame | None = yield from self._next_game()
         self._say("round_start", {"round": n, "follow": True, "wheel_game": None if game is None else game.spin_id})
+        if game is not None:
+            self._hold_on_void(game)
         if game is None:
             self.stats["rounds"] += 1
             self._void(n, [], "wheel_power_off" if not getattr(self.dev.ball_wheel, "powered", True)
@@ -466,11 +468,14 @@ class RouletteController(TableCroupier):
         self._say("betting_open", {"window_s": cr.betting_window_s, "roulette_up_open": self.up_open,
                                    "wheel_game": game.spin_id})
         self._schedule_players(cr.betting_window_s)  # the expected window: later chips are refused
+        # the probe is armed now (it presses after the lock-out command, whenever the wheel closes
+        # bets: nothing is sent between the wheel's line and the lock-out); a player's late press
+        # around the expected close
+        self._schedule_lockout_presses(env.now + cr.betting_window_s, UP_SPOT, [UP_SPOT] if self.up else [])
         yield game.bets_closed | game.result | env.timeout(cr.spin_timeout_s)
         t_wheel = game.bets_closed.value if game.bets_closed.processed else None
         if self.faults.follow_lockout_delay_s:  # a wrong croupier: slow to follow the wheel's announcement
             yield env.timeout(self.faults.follow_lockout_delay_s)
-        self._schedule_lockout_presses(env.now, UP_SPOT, [UP_SPOT] if self.up else [])
         self._say("no_more_bets", {"source": "wheel" if t_wheel is not None else "croupier",
                                    "wheel_game": game.spin_id, "wheel_time_s": t_wheel})
         self.wagering.lock_out()
@@ -483,20 +488,24 @@ class RouletteController(TableCroupier):
         straights, ups = self._accept(n, t_close)
         self.stats["rounds"] += 1
         lit: Illumination | None = None
-        if self.rx is not None and t_wheel is not None and not game.result.processed:
+        if self.rx is not None:
             lit = yield from self._illuminate()  # § 617b.5(d): after all wagers are placed
             if lit is None:
                 yield from self._confirm([])
                 self._void(n, straights + ups, "no_illumination")
                 return
         ball, why = yield from self._follow_spins(game)
-        if ball is not None and self.rx is not None and lit is None:
-            lit = yield from self._illuminate()  # a respin: the numbers are lit before its result is taken
-            if lit is None:
-                yield from self._confirm([])
-                self._void(n, straights + ups, "no_illumination")
-                return
         yield from self._settle_round(n, ball, why, straights, ups, lit)
+
+    def _hold_on_void(self, game: WheelGame) -> None:
+        """The moment the wheel reports the round's game void (power-off, idle mid-game, a voiding
+        warning), whatever step the round is at: the round is held (``round_hold`` with the
+        reason) — no number of that game will settle it; the spin is judged void in turn."""
+        def hold(ev: simpy.Event) -> None:
+            if isinstance(ev.value, GameVoid):
+                self._say("round_hold", {"reason": ev.value.reason, "wheel_game": ev.value.spin_id,
+                                         "wheel_time_s": ev.value.device_time_s})
+        game.result.callbacks.append(hold)
 
     def _follow_spins(self, game: WheelGame):
         """The round's game and, after a void one, the wheel's next games as respins (up to
@@ -519,6 +528,8 @@ class RouletteController(TableCroupier):
             if not respin:
                 break
             nxt = yield from self._next_game()
+            if nxt is not None:
+                self._hold_on_void(nxt)
             if nxt is None:
                 return None, "wheel_power_off" if not getattr(self.dev.ball_wheel, "powered", True) else "no_wheel_game"
             game = nxt

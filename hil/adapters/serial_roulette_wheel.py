@@ -226,6 +226,7 @@ class SlingshotRouletteWheel:
             self.fault("timeout", f"{START.decode()} not answered: no new game within {self.timeout_s} s")
 
     def _on_reconnect(self) -> None:
+        self.post(self.tracker.lost)  # lines may be lost: a game under way is one whose start was not seen
         try:
             self.link.send_line(STATUS_REQUEST)
         except SerialWireError as exc:

@@ -263,6 +263,11 @@ class GameTracker:
     def current(self) -> Game | None:
         return self.games[-1] if self.games else None
 
+    def lost(self) -> None:
+        """Lines may have been lost (the link reconnected): the next line is taken as the first
+        one heard, so a game under way then counts as one whose start was not seen."""
+        self.last = None
+
     def feed(self, item: WheelLine, t: float) -> list[tuple[str, object]]:
         out: list[tuple[str, object]] = []
         if isinstance(item, Power):
@@ -304,6 +309,7 @@ class GameTracker:
                          after_power_up=st.state == 1 and self._power_up)
                 self._power_up = False
                 self._bare = None
+                self.power, self.powered = "on", True  # a wheel that plays is powered, *P lines or not
                 self.games.append(g)
                 out.append(("game_start" if seen else "game_unseen", g))
         elif g is None or g.spin != st.spin:

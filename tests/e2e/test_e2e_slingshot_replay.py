@@ -86,9 +86,12 @@ def test_replayed_over_a_pty_the_rig_follows_every_game_and_voids_the_power_off(
                                                    "bare_mismatch")], faults  # no valid line counted as garbled
     off = next(e for e in events if e.kind == "wheel_power" and e.payload["what"] == "off")
     t_off = off.payload["device_time_s"]
+    (hold,) = [e for e in events if e.device == "croupier" and e.kind == "round_hold"]
+    assert hold.payload["reason"] == "power_off" and hold.round == 7
+    assert 0 <= hold.sim_time - t_off <= 1.0, (hold.sim_time, t_off)  # held within 1 s of the *P 0 (rig time)
     voids = [e for e in events if e.device == "croupier" and e.kind == "spin_void"]
     assert [v.payload["reason"] for v in voids] == ["power_off"]
-    assert 0 <= voids[0].sim_time - t_off <= 1.0, (voids[0].sim_time, t_off)  # within 1 s of the *P 0 (rig time)
+    assert 0 <= voids[0].sim_time - t_off <= 1.0, (voids[0].sim_time, t_off)  # and judged void
     ends = [e.payload for e in events if e.device == "croupier" and e.kind == "round_end"]
     assert [e["void"] for e in ends] == [False] * 6 + [True, True]
     assert {e["reason"] for e in ends if e["void"]} == {"wheel_power_off"}

@@ -430,8 +430,10 @@ def test_a_power_off_voids_the_spin_at_once_and_the_replayed_game_settles_the_ro
     path = play_follow(tmp_path, sc, 3, power=[(40.0, "off"), (55.0, "on")])
     evs = all_events(path)
     off = next(e for e in evs if e.kind == "wheel_power" and e.payload["what"] == "off")
+    (hold,) = [e for e in evs if e.device == "croupier" and e.kind == "round_hold"]
+    assert hold.payload["reason"] == "power_off" and hold.sim_time - off.sim_time <= 1.0  # held at once
     (void,) = [e for e in evs if e.device == "croupier" and e.kind == "spin_void"]
-    assert void.payload["reason"] == "power_off" and void.sim_time - off.sim_time <= 1.0
+    assert void.payload["reason"] == "power_off" and void.seq > hold.seq  # then judged void, whatever it was doing
     (wait,) = [e.payload for e in evs if e.device == "croupier" and e.kind == "wheel_power_wait"]
     assert wait["powered_up"] and wait["waited_s"] == pytest.approx(55.0 - void.sim_time)
     spins = [e.payload for e in evs if e.device == "croupier" and e.kind == "spin_command"]
