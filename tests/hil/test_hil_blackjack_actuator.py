@@ -145,3 +145,21 @@ def test_a_system_whose_buttons_wager_another_stake_than_the_table_is_refused(tm
         run_scenario(sc, load_bench(), load_rules(), tmp_path)
     assert exc.value.kind == "mismatch"
     assert "seat buttons wager [500] cents" in str(exc.value) and "progressive_stake_cents" in str(exc.value)
+
+
+def test_a_table_wired_one_button_per_seat_is_probed_by_the_sentinel_alone(tmp_path):
+    """A real Blackjack system has one progressive button per seat: the bench's ``buttons`` table
+    wires those only; the probe seat's single button takes the sentinel at the budget each round."""
+    buttons = ", ".join(f'"{seat}:21+3-progressive": {seat - 1}' for seat in (1, 2, 3, 4, 7))
+    text = (BASE % {"rounds": 6, "players": "", "progressive": "", "extra": "", "seed": 9}).replace(
+        "contact_jitter_s: 0.0001}", f"contact_jitter_s: 0.0001, buttons: {{{buttons}}}}}")
+    result = run_scenario(parse_scenario(text, "t.yaml"), load_bench(), load_rules(), tmp_path)
+    assert result["error"] is None, result["error"]
+    with TraceReader(tmp_path / result["trace"]) as r:
+        events = [e for e in r.events() if e.round >= 1]
+    probes = of(events, "lockout_probe", "croupier")
+    assert probes and all(p["presses_capped_to"] == 0 and p["offsets_s"] == [0.01] for p in probes)
+    acts = of(events, "actuation", "actuator")
+    assert {a["coil"] for a in acts} <= {0, 1, 2, 3, 6} and {a["spot"] for a in acts} == {"21+3-progressive"}
+    v = verdicts(result)
+    assert v["BJ-633b.17c2-lockout"] == v["BJ-633b.17e-chips-accepted"] == v["BJ-meter-accounting"] == "pass"
