@@ -157,6 +157,7 @@ class ProgressiveGlue(WageringGlue):
         for name in self._dirty:
             image.set(name, self._values[name])
         self._dirty.clear()
+        self.show_button_stakes(image, m.params.button_stake_cents)
         image.set("device_clock_ns", self.clock.ns())
         if self.answers:
             self._log(image)

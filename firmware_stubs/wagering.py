@@ -45,7 +45,16 @@ class WageringGlue:
         elif kind == "press":
             self.answers.append(PressAnswer(**payload))
 
+    def show_button_stakes(self, image: RegisterImage, stake_cents: int) -> None:
+        """``seat_button_stake_cents``, where the map has it: each seat's physical-button stake (the
+        model's ``button_stake_cents``; 0 for array slots past the seats)."""
+        if image.map.has("seat_button_stake_cents"):
+            n = image.map.point("seat_button_stake_cents").count
+            seats = min(self.model.params.seats, n)
+            image.set("seat_button_stake_cents", [stake_cents] * seats + [0] * (n - seats))
+
     def refresh(self, image: RegisterImage) -> None:
+        self.show_button_stakes(image, self.model.params.button_stake_cents)
         image.set("seats", self.model.params.seats)
         image.set("device_clock_ns", self.clock.ns())
         image.set("lockout_command_ns", self.lockout_ns)
