@@ -57,10 +57,21 @@ def not_applicable(sc: Scenario, bench: BenchConfig) -> list[str]:
     return reasons
 
 
-def needed_seats(sc: Scenario) -> int:
-    """The seats the scenario's table uses: its players' and the rig's probe seat."""
+def needed_seats(sc: Scenario, role: str, want: dict[str, Any]) -> int | None:
+    """The seats the scenario's table expects of ``role``'s device: those of the SimPy model it
+    would run on (the scenario's ``seats``, or the model's default), and the rig's probe seat.
+    (Players seated past the device's seats are part of a scenario: the device refuses them.)"""
+    from hil.bench import sim_params
+
+    try:
+        p = sim_params(role, want)
+    except (ValueError, TypeError):
+        return None
+    seats = getattr(p, "seats", None) or getattr(getattr(p, "wagering", None), "seats", None)
+    if seats is None:
+        return None
     probe = sc.lockout.probe.seat if sc.lockout.probe else 0
-    return max(sc.players.count, probe, 1)
+    return max(int(seats), probe)
 
 
 def mismatches(sc: Scenario, bench: BenchConfig, info: dict[str, dict[str, Any]],
@@ -81,8 +92,8 @@ def mismatches(sc: Scenario, bench: BenchConfig, info: dict[str, dict[str, Any]]
             if str(declared["wheel"]) != str(want["wheel"]):
                 out.append(f"{where} is a {declared['wheel']} wheel; the scenario's table is {want['wheel']}")
         if "seats" in declared and role in ("wagering", "roulette_wagering", "progressive"):
-            need = max(needed_seats(sc), int(want.get("seats", 0) or 0)) if role != "roulette_wagering" else needed_seats(sc)
-            if int(declared["seats"]) < need:
+            need = needed_seats(sc, role, want)
+            if need is not None and int(declared["seats"]) < need:
                 out.append(f"{where} has {declared['seats']} seat(s); the scenario's table uses seats 1..{need}")
         if role == "wheel" and isinstance(declared.get("sections"), (list, tuple)):
             n = len(declared["sections"])
