@@ -141,3 +141,42 @@ def test_a_system_without_injection_on_a_bench_without_an_actuator_is_one_error_
     assert "Traceback" not in res.output and text.count("error:") == 1
     assert "progressive: the device has no press injection and the bench no actuator" in text
     assert "[devices.actuator]" in text
+
+
+def test_a_blackjack_run_on_the_black_box_system_and_its_do_module_settles_every_round(tmp_path):
+    """``croupier run`` with the progressive system as a lab has it — a vendor map without injection,
+    configured with the regulation's 21+3 row, no control endpoint — and the relay module across its
+    buttons: every press an actuation attributed to the rig, every round settled, the scenario MET."""
+    import json
+
+    from rules.blackjack_table import meter_specs
+
+    (tmp_path / "vendor.toml").write_text(_map_text_without_injection(), encoding="utf-8")
+    sc = tmp_path / "bj.yaml"
+    sc.write_text("schema: 1\nname: bj\ngame: blackjack\nseed: 3\nrounds: 3\n"
+                  "cards: {decks: 6, progressive: twenty-one-plus-three, progressive_paytable: '1', side: {}}\n"
+                  "players: {count: 4, progressive_probability: 1.0, late_press_probability: 0.0}\n"
+                  "croupier: {betting_window_s: 4.0, between_rounds_s: 1.0}\n"
+                  "lockout: {budget_s: 0.05, probe: {presses: 4, step_s: 0.002}}\n")
+    meters = json.dumps(meter_specs("twenty-one-plus-three", "1", 6, 100))
+    with launch("progressive-system", "--modbus", "tcp://127.0.0.1:0", "--actuator-modbus", "tcp://127.0.0.1:0",
+                "--time-scale", "20", "--param", f"meters={meters}") as stub:
+        bench = tmp_path / "bench.toml"
+        bench.write_text(f'schema = 1\nname = "black-box"\ntime_scale = 20\n[devices.progressive]\nkind = "modbus"\n'
+                         f'url = "{stub.url}"\nregister_map = "vendor.toml"\n'
+                         f'[devices.actuator]\nkind = "modbus"\nurl = "{stub.actuator}"\npulse_s = 0.03\n')
+        out = tmp_path / "out"
+        res = runner.invoke(app, ["run", str(sc), "--bench", str(bench), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    [s] = json.loads((out / "report.json").read_text())["scenarios"]
+    assert s["expectation_met"] and s["error"] is None
+    assert s["stats"]["rounds"] == 3 and s["stats"]["progressive_wagers"] == 12 and not s["stats"]["void_rounds"]
+    assert not s["stats"].get("foreign_presses") and not s["stats"].get("actuations_lost")
+    v = {c["id"]: c["verdict"] for c in s["checks"]}
+    assert v["BJ-633b.17e-chips-accepted"] == v["BJ-meter-accounting"] == v["EVIDENCE-link"] == "pass"
+    lock = next(c for c in s["checks"] if c["id"] == "BJ-633b.17c2-lockout")
+    # at time scale 20 a loopback Modbus round trip (~1 ms) is ~20 ms of the table's time: the closings'
+    # brackets are that wide, and a round whose bracket straddles the budget is indeterminate, never a pass
+    m = {x["name"]: x for x in lock["measurements"]}
+    assert m["actuation_uncertainty_max"]["value"] > 0
+    assert lock["verdict"] == "pass" or (lock["verdict"] == "indeterminate" and "straddles" in lock["summary"])
