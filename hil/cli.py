@@ -369,10 +369,12 @@ def outcomes(
 @app.command()
 def conformance(
     device: Annotated[str, typer.Argument(help="money-wheel, top-slot, wagering, progressive-system, multiplier-board, "
-                                               "coin-flipper, pachinko-board, crazy-time-world-wheel, illuminator")],
+                                               "coin-flipper, pachinko-board, crazy-time-world-wheel, illuminator, "
+                                               "roulette-wheel")],
     modbus: Annotated[Optional[str], typer.Option(help="tcp://HOST:PORT or rtu://PATH?baudrate=N")] = None,
-    serial: Annotated[Optional[str], typer.Option(help="the serial framed protocol on a pyserial URL or device path "
-                                                       "(money-wheel, top-slot, wagering)")] = None,
+    serial: Annotated[Optional[str], typer.Option(help="a pyserial URL or device path: the serial framed protocol "
+                                                       "(money-wheel, top-slot, wagering) or the roulette wheel's "
+                                                       "line protocol")] = None,
     unit: Annotated[int, typer.Option(help="Modbus device id")] = 1,
     register_map: Annotated[Optional[Path], typer.Option(help="the device's register map TOML (default: the shipped one)")]
     = None,

@@ -2,6 +2,7 @@
 
     croupier conformance money-wheel --modbus tcp://192.0.2.10:502 [--unit 1] [--register-map FILE] [--json]
     croupier conformance wagering --serial /dev/ttyUSB0 [--json]
+    croupier conformance roulette-wheel --serial /dev/ttyUSB2     # the vendor's line protocol, 9600 8N1
 
 Each clause of the contract (docs/wire/*.md; the list is docs/conformance.md) is run against the
 device and gets a verdict — pass, fail (expected vs seen) or skip (why it cannot be judged on
@@ -21,7 +22,7 @@ from hil.config import ConfigError
 #: device kinds the kit knows, per wire
 MODBUS_DEVICES = ("money-wheel", "top-slot", "wagering", "progressive-system", "multiplier-board", "coin-flipper",
                   "pachinko-board", "crazy-time-world-wheel", "illuminator")
-SERIAL_DEVICES = ("money-wheel", "top-slot", "wagering")
+SERIAL_DEVICES = ("money-wheel", "top-slot", "wagering", "roulette-wheel")
 
 
 class BadInput(ValueError):
@@ -43,6 +44,10 @@ def modbus_clauses(device: str) -> list[Clause]:
 
 
 def serial_clauses(device: str) -> list[Clause]:
+    if device == "roulette-wheel":  # the vendor's line protocol, not the frames
+        from hil.conformance import slingshot
+
+        return slingshot.clauses()
     from hil.conformance import serial_frames
 
     return serial_frames.clauses(device)
@@ -73,9 +78,10 @@ async def _run_modbus(device: str, url: str, unit: int, register_map: Path | Non
 
 async def _run_serial(device: str, url: str, max_drift_ppm: float) -> Report:
     from hil.conformance.serial_frames import SerialContext
+    from hil.conformance.slingshot import LineContext
 
     report = Report(device, url, None)
-    ctx = SerialContext(url, device, max_drift_ppm)
+    ctx = LineContext(url) if device == "roulette-wheel" else SerialContext(url, device, max_drift_ppm)
     try:
         await ctx.open()
         await run_clauses(serial_clauses(device), ctx, report)

@@ -48,3 +48,20 @@ def test_the_serial_wheel_and_top_slot_stubs_pass_every_clause(device, params):
     with launch(device, "--pty", *param_args(params)) as stub:
         report = run(device, serial=stub.url)
     assert report.exit_code == 0 and {v.status for v in report.verdicts} == {"pass"}, failing(report)
+
+
+@pytest.mark.slow
+def test_the_roulette_wheel_stub_passes_and_a_sensor_fault_fails_the_warnings_clause():
+    """The live wheel's line protocol (the stub time-compressed: the protocol has no device clock,
+    and its status period is wall time whatever the scale); the zero-padded win# and a wheel without
+    bare lines are accepted variants; a sensor fault in game 2 fails RW-warnings only (the kit judges
+    the next settled game)."""
+    with launch("roulette-wheel", "--pty", "--time-scale", "10") as stub:
+        report = run("roulette-wheel", serial=stub.url)
+    assert report.exit_code == 0 and {v.status for v in report.verdicts} == {"pass"}, failing(report)
+    with launch("roulette-wheel", "--pty", "--time-scale", "10", "--param", "warning_bits=4", "--param",
+                "warning_game=2", "--param", "warning_state=2", "--param", "pad=zero", "--param",
+                "bare_lines=false") as stub:
+        broken = run("roulette-wheel", serial=stub.url)
+    assert set(failing(broken)) == {"RW-warnings"}, failing(broken)
+    assert "sensor_fault" in failing(broken)["RW-warnings"]
