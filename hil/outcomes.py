@@ -16,7 +16,8 @@ Two sources, one table:
 
 Each row: ``spin`` (the device's spin number), ``result`` (the pocket, ``"00"`` for 37 on a double
 zero wheel), ``direction`` (of the rotor), ``rotor_rpm``, ``time_s`` (the result's time: the
-trace's rig time, or the log's seconds / ISO time; None for a plain log), ``status`` (``settled``:
+trace's rig time, or the log's seconds / ISO time; None for a plain log), ``time`` (a trace: the
+wall clock of the result, UTC ISO 8601; an ISO log: its timestamp), ``status`` (``settled``:
 the wheel showed its number and nothing voided it; ``void`` with ``void_reason``; ``open``: the
 source ended mid-game) and, from a trace, ``round`` (the round that settled on it, or None).
 """
@@ -50,7 +51,7 @@ class Outcome:
     direction: str | None
     rotor_rpm: int | None
     time_s: float | None
-    time: str | None  # the log's own timestamp text (ISO), when it has one
+    time: str | None  # a trace's wall clock of the result (UTC, ISO 8601); a log's own ISO timestamp
     status: str  # settled | void | open
     void_reason: str | None = None
     round: int | None = None
@@ -147,6 +148,15 @@ def trace_paths(path: Path) -> list[Path]:
     return [path]
 
 
+def _wall(wall_ns: int) -> str | None:
+    """The trace's wall clock (UTC) of an event, ISO 8601 to the millisecond."""
+    import datetime as dt
+
+    if not wall_ns:
+        return None
+    return dt.datetime.fromtimestamp(wall_ns / 1e9, dt.timezone.utc).isoformat(timespec="milliseconds")
+
+
 def from_trace(path: Path) -> Outcomes:
     """The ball wheel's games in one trace, each with the croupier's judgement and round."""
     import sqlite3
@@ -190,6 +200,7 @@ def from_trace(path: Path) -> Outcomes:
                 row.result, row.direction = p.get("pocket"), p.get("rotor_direction")
                 row.rotor_rpm = int(rpm) if rpm is not None else round(float(p.get("rotor_speed_rps", 0.0)) * 60)
                 row.time_s = float(p.get("stop_time_s", e.sim_time))
+                row.time = _wall(e.wall_ns)
                 row.status = "void" if p.get("misspin") else "settled"
                 row.void_reason = "misspin" if p.get("misspin") else None
                 open_row, last_result = None, row
@@ -200,6 +211,7 @@ def from_trace(path: Path) -> Outcomes:
                     rows.append(row)
                 row.status, row.void_reason = "void", str(p.get("reason"))
                 row.time_s = float(p.get("device_time_s", e.sim_time))
+                row.time = _wall(e.wall_ns)
                 open_row, last_result = None, row
         elif e.device == "croupier" and last_result is not None:
             if e.kind == "spin_valid":

@@ -390,6 +390,8 @@ class RouletteController(TableCroupier):
         ``BallResult``, "") or (None, why the round is void)."""
         cr = self.sc.croupier
         for attempt in range(1, cr.respin_limit + 2):
+            if not (yield from self._wait_power()):  # a wheel powered off: no spin timeout per attempt
+                return None, "wheel_power_off"
             self.stats["spins"] += 1
             self._say("spin_command", {"attempt": attempt})
             ev = self.dev.ball_wheel.spin()
@@ -403,8 +405,6 @@ class RouletteController(TableCroupier):
             respin = attempt <= cr.respin_limit
             self.stats["void_spins"] += 1
             self._say("spin_void", {"attempt": attempt, "reason": reason, "respin": respin})
-            if respin and not (yield from self._wait_power()):
-                return None, "wheel_power_off"
         return None, "respin_limit"
 
     def _judge(self, value: BallResult | GameVoid | None) -> tuple[BallResult | None, str | None]:
