@@ -248,9 +248,9 @@ def test_rig_runs_normal_play_on_vendor_devices(tmp_path):
     """(a) wheel, Top Slot and wagering device (its optional injection on): every round settled,
     the rig's results the devices' own."""
     with vendor_peer(tmp_path, "--wagering-injection") as peer:
-        proc, trace = run_scenario(tmp_path, write_bench(tmp_path, peer, actuator=False))
+        proc, trace = run_scenario(tmp_path, write_bench(tmp_path, peer, actuator=False), rounds=2)
     assert proc.returncode == 0, _verdict_lines(proc)
-    assert_every_round_settled(trace)
+    assert_every_round_settled(trace, rounds=2)
     assert_results_are_the_devices(trace, peer["truth"])
     assert_top_slot_starts_match_truth(trace, peer["truth"])
 
@@ -283,10 +283,10 @@ def test_rig_presses_black_box_wagering_device_through_relay_module(tmp_path):
     real players at seats 1 and 3 press their own buttons now and then. Every round settles on the
     device's own button stakes; every contact the relays closed is a press the rig read and
     attributed to itself; every player's press is attributed foreign and refused, never a wager."""
-    with vendor_peer(tmp_path, "--foreign-press-rate-hz", "0.6", "--foreign-seats", "1,3") as peer:
-        proc, trace = run_scenario(tmp_path, write_bench(tmp_path, peer, actuator=True))
+    with vendor_peer(tmp_path, "--foreign-press-rate-hz", "0.8", "--foreign-seats", "1,3") as peer:
+        proc, trace = run_scenario(tmp_path, write_bench(tmp_path, peer, actuator=True), rounds=2)
     assert proc.returncode == 0, _verdict_lines(proc)
-    assert_every_round_settled(trace)
+    assert_every_round_settled(trace, rounds=2)
     assert_results_are_the_devices(trace, peer["truth"])
     truth = peer["truth"]
     rig = [p for p in truth["presses"] if p["source"] == "button"]
@@ -415,3 +415,24 @@ def test_conformance_kit_on_vendor_devices(tmp_path):
         assert sum(c["status"] == "pass" for c in report["clauses"]) >= 10, report
     code, report = results["late_wheel"]
     assert code == 1 and failed(report) == {"MW-spin-start"}, report
+
+
+def test_vendor_bench_refuses_what_it_cannot_judge(tmp_path):
+    """On the vendor's bench (no control endpoint): a fault scenario is NOT APPLICABLE, never run
+    against a healthy device; a bench at another time scale than the devices' is refused at
+    connect (exit 2, naming the device)."""
+    with vendor_peer(tmp_path) as peer:
+        bench = write_bench(tmp_path, peer, actuator=True)
+        fault = subprocess.run([*_croupier(), "run", str(ROOT / "scenarios/crazy_time/fault_slow_lockout.yaml"),
+                                "--bench", str(bench), "--out", str(tmp_path / "fault")],
+                               cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=120)
+        (tmp_path / "scale").mkdir()
+        wrong_scale = tmp_path / "scale" / "bench.toml"
+        wrong_scale.write_text(bench.read_text().replace(f"time_scale = {peer['time_scale']}", "time_scale = 1.0"))
+        scale, _ = run_scenario(tmp_path / "scale", wrong_scale)
+    report = json.loads((tmp_path / "fault" / "report.json").read_text())
+    entry = next(s for s in report["scenarios"] if s["name"] == "fault-slow-lockout")
+    assert entry["not_applicable"] and entry["expectation_met"] is None and entry["trace"] is None, entry
+    assert "devices.wagering" in " ".join(entry["not_applicable"])
+    assert fault.returncode == 1, fault.stdout  # nothing ran: nothing proven
+    assert scale.returncode == 2 and "time-scale mismatch" in scale.stderr, _verdict_lines(scale)
