@@ -16,8 +16,10 @@ from hil.conformance.modbus import (
 )
 from hil.wire.registers import BIT_TABLES, FEATURES
 
-#: how long the clock-rate clause spans (the rate's uncertainty is the round trips over this)
+#: how long the clock-rate clause spans at least, and at most (the rate's bracket is the round
+#: trips over the span: a slow link needs a longer one)
 RATE_SPAN_S = 1.0
+RATE_SPAN_MAX_S = 10.0
 #: the clock rate a device must keep, relative to the rig's wall clock, by default: the bench's
 #: default ``max_clock_drift_ppm`` (docs/wire/clock.md#the-maximum-drift); ``--max-drift-ppm`` sets it
 MAX_DRIFT_PPM = 500.0
@@ -105,16 +107,31 @@ async def clock_monotonic(ctx: ModbusContext) -> str:
     return f"{len(ns)} reads, increasing"
 
 
+def rate_span_s(rtt_ns: float, limit_ppm: float) -> float:
+    """How long two samples must lie apart for the rate's bracket (rtt / span) to be half of
+    the limit: at least ``RATE_SPAN_S``, at most ``RATE_SPAN_MAX_S``."""
+    return min(max(RATE_SPAN_S, rtt_ns * 1e-9 / (limit_ppm * 1e-6 / 2)), RATE_SPAN_MAX_S)
+
+
 async def clock_rate(ctx: ModbusContext) -> str:
-    """The device clock ticks at the wall rate: two best-of-8 samples ``RATE_SPAN_S`` apart."""
+    """The device clock ticks at the wall rate: two best-of-8 samples far enough apart that the
+    bracket is well inside the limit (``rate_span_s``); a link too slow for that within
+    ``RATE_SPAN_MAX_S`` cannot judge it (skip, saying so — never a pass on a bracket wider than the limit)."""
     first = min(await ctx.clock_samples(8), key=lambda s: s.rtt_ns)
-    await asyncio.sleep(RATE_SPAN_S)
+    await asyncio.sleep(rate_span_s(first.rtt_ns, ctx.max_drift_ppm))
     last = min(await ctx.clock_samples(8), key=lambda s: s.rtt_ns)
     wall = last.mid_ns - first.mid_ns
     rate_ppm = ((last.device_ns - first.device_ns) / wall - 1) * 1e6
     unc_ppm = (first.rtt_ns + last.rtt_ns) / 2 / wall * 1e6
     ctx.notes["clock_rate_ppm"] = (round(rate_ppm, 1), round(unc_ppm, 1))
     limit = ctx.max_drift_ppm
+    if unc_ppm > limit:
+        if abs(rate_ppm) - unc_ppm > limit:
+            raise ClauseFailed(f"the device clock runs {rate_ppm:+.0f} ± {unc_ppm:.0f} ppm from the wall clock "
+                               f"(limit ±{limit:.0f} ppm)")
+        raise ClauseSkipped(f"{rate_ppm:+.0f} ± {unc_ppm:.0f} ppm over {wall / 1e9:.1f} s: the round trips "
+                            f"({first.rtt_ns / 1e6:.1f} ms) are too long to judge ±{limit:.0f} ppm here; the rig's "
+                            "drift estimate over a run judges it (clock.md)")
     expect(abs(rate_ppm) - unc_ppm <= limit,
            f"the device clock runs {rate_ppm:+.0f} ± {unc_ppm:.0f} ppm from the wall clock (limit ±{limit:.0f} ppm)")
     return f"{rate_ppm:+.0f} ± {unc_ppm:.0f} ppm (limit ±{limit:.0f} ppm)"

@@ -44,3 +44,14 @@ def test_the_conformance_page_lists_every_clause():
 def test_the_slug_is_githubs():
     assert slug("`SPIN` — 0x10, command, host → device") == "spin--0x10-command-host--device"
     assert slug("The wheel's layout") == "the-wheels-layout"
+
+
+def test_the_clock_rate_span_keeps_the_bracket_inside_the_limit():
+    """A rate judged on a bracket wider than the limit would be a pass on no evidence: the span grows
+    with the round trip (bracket ≤ half the limit) up to its cap, beyond which the clause skips."""
+    from hil.conformance.modbus_common import RATE_SPAN_MAX_S, RATE_SPAN_S, rate_span_s
+
+    assert rate_span_s(200_000, 500) == RATE_SPAN_S  # loopback TCP: 0.2 ms / 1 s = 200 ppm
+    span = rate_span_s(400_000, 500)  # a loaded machine: 0.4 ms
+    assert 0.4e-3 / span * 1e6 <= 250 + 1e-9
+    assert rate_span_s(6_500_000, 500) == RATE_SPAN_MAX_S  # RTU at 115200 through a pty: capped (then skipped)
