@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from hil.adapters.modbus_money_wheel import LAYOUT as WHEEL_LAYOUT
 from hil.adapters.modbus_money_wheel import STATUS as WHEEL_STATUS
 from hil.adapters.modbus_top_slot import STATUS as TOP_SLOT_STATUS
-from hil.conformance.core import Clause, ClauseFailed, expect
+from hil.conformance.core import Clause, ClauseFailed, ClauseSkipped, expect
 from hil.conformance.modbus import DEVICE_BUSY, POLL_S, DeviceRefused, ModbusContext, Poll, exception_name
 from hil.conformance.modbus_common import common_clauses
 from rules.crazy_time import TOP_SLOT_REEL1, TOP_SLOT_REEL2, layout_deviations
@@ -243,6 +243,9 @@ async def top_slot_start_tolerance(ctx: ModbusContext) -> str:
     answered = ctx.device_at(spin.command_rx_ns)
     unc = ctx.offset_uncertainty_ns
     tol = TOP_SLOT_START_TOLERANCE_S * 1e9
+    if unc + (answered - sent) > tol:
+        raise ClauseSkipped(f"the command's round trip and the clock bracket ({(unc + answered - sent) / 1e6:.1f} ms) "
+                            f"exceed the tolerance (±{TOP_SLOT_START_TOLERANCE_S * 1e3:.0f} ms): not judged here")
     late, early = start - answered, sent - start
     expect(late - unc <= tol and early - unc <= tol,
            f"the reels started {(start - sent) / 1e6:+.1f} ms from the command (tolerance ±"
