@@ -868,10 +868,19 @@ class UpLockout(Lockout):
 
     def observe(self, rv: RoundView) -> None:
         wheel = wheel_no_more_bets(rv)
-        if wheel is not None and rv.lockout_command is not None:
+        self._following = wheel is not None and rv.lockout_command is not None
+        if self._following:
             self.from_wheel += 1
             rv = dataclasses.replace(rv, lockout_command=wheel)  # the reference instant: the wheel's line
         super().observe(rv)
+        self._following = False
+
+    _following = False
+
+    def finding(self, rnd: int, ev, message: str) -> None:
+        if self._following:  # say which instant the latency was timed from
+            message = message.replace("after the lock-out command", "after the wheel's \"no more bets\"")
+        super().finding(rnd, ev, message)
 
     def verdict(self):
         verdict, summary, m = super().verdict()
