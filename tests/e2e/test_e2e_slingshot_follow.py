@@ -112,6 +112,19 @@ def test_a_power_cycle_voids_the_cut_game_and_the_wheel_replays_it_under_its_num
     assert "wire_fault" not in [k for k, _ in events], [p for k, p in events if k == "wire_fault"]
 
 
+def test_a_warning_on_the_rim_voids_that_game_and_a_sensor_fault_is_a_wire_fault():
+    events: list = []
+    with launch("roulette-wheel", "--pty", "--time-scale", str(SCALE), "--control", "tcp://127.0.0.1:0") as st, \
+            IoLoop() as io:
+        params = {"warning_game": 2, "warning_bits": 1 | 4, "warning_state": 3}
+        assert request(st.control, {"op": "configure", "params": params, "seed": SEED})["ok"]
+        got = follow(st.url, io, 2, events)
+    voids = [r for _g, _t, r in got if isinstance(r, GameVoid)]
+    assert [v.reason for v in voids] == ["ball_removed"]  # bit 1 first (then 4: the game is already void)
+    assert [p["bit"] for k, p in events if k == "wheel_warning"] == [1, 4]
+    assert [p["kind"] for k, p in events if k == "wire_fault"] == ["sensor_fault"]  # bit 4: a fault of the wheel
+
+
 def _compressed(src: Path, dst: Path) -> Path:
     """The bundled scenario for a run 20x time-compressed: the rig's own reaction to the wheel's
     line (a fraction of a wall millisecond) counts 20x in the rig's time, so the lock-out budget
