@@ -109,7 +109,7 @@ class SlingshotRouletteWheel:
         self._last: Status | None = None
         self._first = threading.Event()
         # simulation thread
-        self.tracker = GameTracker()
+        self.tracker = GameTracker(keep=16)
         self._shown: Status | None = None
         self._bound: dict[int, tuple[simpy.Event | None, WheelGame | None]] = {}  # Game.index -> its command / handle
         self._waiting: list[simpy.Event] = []  # next_game() events

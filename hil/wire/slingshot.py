@@ -250,8 +250,10 @@ class GameTracker:
     * Later lines of an ended game (the status repeats every 0.5 s) change nothing.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, keep: int | None = None) -> None:
+        self.keep = keep  # remember this many games at most (a live wheel runs for weeks); None: all
         self.games: list[Game] = []
+        self._begun = 0
         self.last: Status | None = None
         self.power: str | None = None  # the last power line's word before its OK ("on" / "off")
         self.powered = True
@@ -305,18 +307,16 @@ class GameTracker:
                       or (prev.state == 2 and st.state == 1) or g is None)
             if begins:
                 seen = prev is not None or st.state == 1
-                g = Game(len(self.games) + 1, st.spin, t if seen else None, t,
-                         after_power_up=st.state == 1 and self._power_up)
+                g = self._new(Game(self._begun + 1, st.spin, t if seen else None, t,
+                                   after_power_up=st.state == 1 and self._power_up))
                 self._power_up = False
                 self._bare = None
                 self.power, self.powered = "on", True  # a wheel that plays is powered, *P lines or not
-                self.games.append(g)
                 out.append(("game_start" if seen else "game_unseen", g))
         elif g is None or g.spin != st.spin:
             # a state 3–5 line of a game whose start never came (before the rig listened, or lost)
-            g = Game(len(self.games) + 1, st.spin, None, t)
+            g = self._new(Game(self._begun + 1, st.spin, None, t))
             self._bare = None if st.state != 5 else self._bare
-            self.games.append(g)
             out.append(("game_unseen", g))
         self._warnings(out, st, prev, g, t)
         if g is None or g.resolved:
@@ -350,6 +350,13 @@ class GameTracker:
                 g.void, g.void_s = "void_game", t
             out.append(("result", g))
         return out
+
+    def _new(self, g: Game) -> Game:
+        self._begun += 1
+        self.games.append(g)
+        if self.keep is not None and len(self.games) > self.keep:
+            del self.games[:len(self.games) - self.keep]
+        return g
 
     def _warnings(self, out: list, st: Status, prev: Status | None, g: Game | None, t: float) -> None:
         rising = st.warning & ~(prev.warning if prev is not None else 0)

@@ -492,3 +492,12 @@ def test_the_adapter_never_binds_a_command_to_a_game_whose_start_it_did_not_see(
     assert "game_unseen" in kinds and "game_start" not in kinds
     result = next(p for k, p in events if k == "ball_result")
     assert result["start_seen"] is False and result["spin_id"] == 9 and "wire_fault" not in kinds
+
+
+def test_a_tracker_with_a_memory_limit_keeps_the_last_games_and_counts_on():
+    tr = GameTracker(keep=3)
+    lines = [format_status(Status(6, 0, 0, 0, 0, 0))]
+    for spin in range(1, 11):
+        lines += game_lines(spin, spin % 37)
+    feed(tr, *lines)
+    assert [g.spin for g in tr.games] == [8, 9, 10] and [g.index for g in tr.games] == [8, 9, 10]
