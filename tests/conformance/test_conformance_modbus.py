@@ -176,7 +176,7 @@ def test_the_top_slot_stub_passes_and_a_late_start_fails_the_tolerance():
 
 
 @pytest.mark.parametrize("device", [
-    "coin-flipper",
+    pytest.param("coin-flipper", marks=pytest.mark.slow),
     pytest.param("multiplier-board", marks=pytest.mark.slow), pytest.param("pachinko-board", marks=pytest.mark.slow),
     pytest.param("illuminator", marks=pytest.mark.slow),
     pytest.param("crazy-time-world-wheel", marks=pytest.mark.slow),
