@@ -53,6 +53,20 @@ def serial_clauses(device: str) -> list[Clause]:
     return serial_frames.clauses(device)
 
 
+def _figures(notes: dict) -> dict:
+    """The clauses' measured figures, named with their units."""
+    out: dict = {}
+    if "clock_rate_ppm" in notes:
+        rate, unc = notes["clock_rate_ppm"]
+        out["clock_rate_ppm"] = {"value": rate, "uncertainty": unc}
+    if "lockout_latency_us" in notes:
+        lo, hi = notes["lockout_latency_us"]
+        out["lockout_boundary_us"] = {"after": lo, "at_most": hi, "clock": "device"}
+    if "garbled_sent" in notes:
+        out["garbled_frames_sent"] = notes["garbled_sent"]
+    return out
+
+
 async def _run_modbus(device: str, url: str, unit: int, register_map: Path | None, max_drift_ppm: float,
                       without: tuple[str, ...]) -> Report:
     from hil.conformance.modbus import ModbusContext
@@ -73,6 +87,7 @@ async def _run_modbus(device: str, url: str, unit: int, register_map: Path | Non
         report.error = f"unreachable: {exc}"
     finally:
         ctx.close()
+    report.measured = _figures(ctx.notes)
     return report
 
 
@@ -89,6 +104,7 @@ async def _run_serial(device: str, url: str, max_drift_ppm: float) -> Report:
         report.error = f"unreachable: {exc}"
     finally:
         ctx.close()
+    report.measured = _figures(ctx.notes)
     return report
 
 

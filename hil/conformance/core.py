@@ -66,6 +66,9 @@ class Report:
     register_map: str | None
     verdicts: list[Verdict] = field(default_factory=list)
     error: str | None = None  # unreachable / bad input: nothing judged
+    #: figures the clauses measured, with their brackets: the clock rate (ppm, ± ppm), the lock-out
+    #: boundary ((last accepted, first rejected] µs after the command, device clock) …
+    measured: dict[str, Any] = field(default_factory=dict)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -80,7 +83,8 @@ class Report:
     def as_dict(self) -> dict[str, Any]:
         return {"device": self.device, "url": self.url, "register_map": self.register_map,
                 "result": "error" if self.error else ("fail" if self.exit_code else "pass"),
-                "error": self.error, "counts": self.counts, "clauses": [v.as_dict() for v in self.verdicts]}
+                "error": self.error, "counts": self.counts, "measured": self.measured,
+                "clauses": [v.as_dict() for v in self.verdicts]}
 
 
 async def run_clauses(clauses: list[Clause], ctx: Any, report: Report) -> None:

@@ -127,6 +127,7 @@ def test_cli_json_and_exit_codes(wagering_stub, tmp_path):
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
     assert doc["result"] == "pass" and doc["counts"]["fail"] == 0
+    assert doc["measured"]["lockout_boundary_us"]["at_most"] <= 10_000 and "clock_rate_ppm" in doc["measured"]
     assert all(c["cites"].startswith("docs/wire/") for c in doc["clauses"])
     table = runner.invoke(app, ["conformance", "wagering", "--modbus", wagering_stub])
     assert table.exit_code == 0 and "WG-lockout-latency" in table.stdout
