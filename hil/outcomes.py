@@ -210,6 +210,8 @@ def from_trace(path: Path) -> Outcomes:
                     row = Outcome(str(path), len(rows) + 1, p.get("spin_id"), None, None, None, None, None, "open")
                     rows.append(row)
                 row.status, row.void_reason = "void", str(p.get("reason"))
+                row.direction = row.direction or p.get("rotor_direction")
+                row.rotor_rpm = row.rotor_rpm if row.rotor_rpm is not None else p.get("rotor_speed_rpm")
                 row.time_s = float(p.get("device_time_s", e.sim_time))
                 row.time = _wall(e.wall_ns)
                 open_row, last_result = None, row

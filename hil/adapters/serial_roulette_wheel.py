@@ -291,6 +291,8 @@ class SlingshotRouletteWheel:
     def _on_void(self, g: Game, t: float, rx_ns: int) -> None:
         void = GameVoid(g.spin, str(g.void), t)
         self.telemetry(self.name, "game_void", {"spin_id": g.spin, "game": g.index, "reason": void.reason,
+                                                "rotor_speed_rpm": g.speed_rpm, "win": g.win,
+                                                "rotor_direction": None if g.direction is None else DIRECTIONS[g.direction],
                                                 "device_time_s": t})
         self._resolve(g, void)
 

@@ -77,7 +77,7 @@ def test_replayed_over_a_pty_the_rig_follows_every_game_and_voids_the_power_off(
     assert [(r["spin"], r["result"], r["direction"], r["rotor_rpm"]) for r in settled] == GAMES  # 6/6
     assert [r["round"] for r in settled] == [1, 2, 3, 4, 5, 6]  # each settled by its own round
     (void,) = [r for r in rows if r["status"] == "void"]
-    assert (void["spin"], void["void_reason"]) == (17, "power_off")
+    assert (void["spin"], void["void_reason"], void["direction"], void["rotor_rpm"]) == (17, "power_off", "ccw", 160)
     (trace,) = (out / "traces").glob("*.sqlite")
     with TraceReader(trace) as reader:
         events = list(reader.events())
