@@ -99,6 +99,10 @@ async def run_clauses(clauses: list[Clause], ctx: Any, report: Report) -> None:
             status, detail = "fail", str(exc)
         except ClauseSkipped as exc:
             status, detail = "skip", str(exc)
+        except (ValueError, KeyError, TypeError, IndexError, ArithmeticError) as exc:
+            # what the device answered could not be judged at all (a value no clause expected):
+            # failed, saying so, never a traceback that hides the other clauses
+            status, detail = "fail", f"the answer could not be judged: {type(exc).__name__}: {exc}"
         except Unreachable as exc:
             report.verdicts.append(Verdict(c.id, c.title, c.cites, "fail", f"the device stopped answering: {exc}",
                                            time.perf_counter() - t0))
