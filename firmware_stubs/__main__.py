@@ -10,6 +10,8 @@ time), until SIGTERM/SIGINT.
     croupier stub multiplier-board --modbus tcp://127.0.0.1:0 [--rules my_rules.toml]
     croupier stub illuminator --modbus tcp://127.0.0.1:0 [--rules roulette_x.toml] [--param wheel=double-zero]
     croupier stub roulette-wheel --pty [--param wheel=double-zero]   # the vendor's line protocol, paced at 9600 baud
+    croupier stub roulette-wheel --pty --param power_off_game=3     # the live wheel (its own cycle) loses power in game 3
+    croupier stub roulette-wheel --pty --param profile=model        # the model's commanded wheel (*K)
     croupier stub progressive-system --modbus tcp://127.0.0.1:0 [--param link_loss_at_s=2 ...] [--control tcp://127.0.0.1:0]
     croupier stub money-wheel --modbus tcp://127.0.0.1:0 --clock-ppm 2000   # its clock runs 2,000 ppm fast
 
