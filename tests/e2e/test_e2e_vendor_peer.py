@@ -40,6 +40,9 @@ ROUNDS = 3
 SEATS = 7
 BUTTON_STAKES = (100, 500, 200, 1000, 100, 2500, 100)
 
+#: the real-time (time scale 1) runs: a gentler pusher (≈ 5.7 turns, 15 s a spin) — a round costs ≈ 19 s
+REAL_TIME = ("--time-scale", "1", "--push-speed-rps", "0.8")
+
 SCENARIO = """\
 schema: 1
 name: vendor-normal-play
@@ -48,7 +51,7 @@ game: crazy-time
 seed: 20261201
 rounds: {rounds}
 players: {{count: 6, wagers_per_player: [1, 3], stake_cents: [100, 5000], late_press_probability: 0.05}}
-croupier: {{betting_window_s: 5.0, between_rounds_s: 1.0}}
+croupier: {{betting_window_s: {betting_window_s}, between_rounds_s: 1.0}}
 lockout: {{budget_s: 0.010, probe: {{presses: 8, step_s: 0.0005}}}}
 expect: {{fail: []}}
 """
@@ -128,9 +131,10 @@ def write_bench(tmp_path: Path, peer: dict, *, actuator: bool, wheel_max_drift_p
     return bench
 
 
-def run_scenario(tmp_path: Path, bench: Path, rounds: int = ROUNDS) -> tuple[subprocess.CompletedProcess, Path]:
+def run_scenario(tmp_path: Path, bench: Path, rounds: int = ROUNDS, betting_window_s: float = 5.0
+                 ) -> tuple[subprocess.CompletedProcess, Path]:
     scenario = tmp_path / "vendor_normal_play.yaml"
-    scenario.write_text(SCENARIO.format(rounds=rounds))
+    scenario.write_text(SCENARIO.format(rounds=rounds, betting_window_s=betting_window_s))
     out = tmp_path / "out"
     proc = subprocess.run([*_croupier(), "run", str(scenario), "--bench", str(bench), "--out", str(out)],
                           cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=240)
@@ -332,8 +336,8 @@ def test_rig_catches_slow_lockout_of_black_box_device(tmp_path):
     knob; no control endpoint), time scale 1, one round: the rig's probe presses through the relay
     module find presses accepted past the 10 ms budget, and CT-lockout fails — never a PASS on a
     slow device. (At time scale 10 on a loaded machine the brackets are too wide to judge: GAPS.md B8.)"""
-    with vendor_peer(tmp_path, "--lockout-processing-ms", "40", time_scale=1.0) as peer:
-        proc, trace = run_scenario(tmp_path, write_bench(tmp_path, peer, actuator=True), rounds=1)
+    with vendor_peer(tmp_path, "--lockout-processing-ms", "40", *REAL_TIME) as peer:
+        proc, trace = run_scenario(tmp_path, write_bench(tmp_path, peer, actuator=True), rounds=1, betting_window_s=2.0)
     assert proc.returncode == 1, _verdict_lines(proc)
     lockout = _check(trace, "CT-lockout")
     assert lockout["verdict"] == "fail", lockout
@@ -348,8 +352,8 @@ def test_lockout_bracket_holds_the_true_latency_in_real_time(tmp_path):
     """Time scale 1 (≈ 25 s a round, 1 round): the lock-out latency bracket the rig reports from its
     actuations hold the latency the device really had (its ground truth), and a healthy device
     (≈ 3–5 ms against a 10 ms budget) is never failed."""
-    with vendor_peer(tmp_path, time_scale=1.0) as peer:
-        proc, trace = run_scenario(tmp_path, write_bench(tmp_path, peer, actuator=True), rounds=1)
+    with vendor_peer(tmp_path, *REAL_TIME) as peer:
+        proc, trace = run_scenario(tmp_path, write_bench(tmp_path, peer, actuator=True), rounds=1, betting_window_s=2.0)
     assert proc.returncode == 0, _verdict_lines(proc)
     assert_every_round_settled(trace, rounds=1)
     lockout = _check(trace, "CT-lockout")
@@ -370,8 +374,8 @@ def test_relay_operate_time_does_not_hide_a_slow_lockout(tmp_path):
     electromechanical relay; the bench keeps the default ``contact_delay_s = 0``) on a device whose
     lock-out takes ≈ 16–18 ms: the latency bracket the rig reports must still hold the true latency
     (the device stamps each press at its contact's closing, on the clock it stamps the lock-out with)."""
-    with vendor_peer(tmp_path, "--lockout-processing-ms", "16", "--relay-operate-ms", "9.5", time_scale=1.0) as peer:
-        proc, trace = run_scenario(tmp_path, write_bench(tmp_path, peer, actuator=True), rounds=1)
+    with vendor_peer(tmp_path, "--lockout-processing-ms", "16", "--relay-operate-ms", "9.5", *REAL_TIME) as peer:
+        proc, trace = run_scenario(tmp_path, write_bench(tmp_path, peer, actuator=True), rounds=1, betting_window_s=2.0)
     lockout = _check(trace, "CT-lockout")
     true_max = max(lo["effective_s"] - lo["command_s"] for lo in peer["truth"]["lockouts"])
     assert true_max > 0.015
@@ -388,8 +392,8 @@ def test_conformance_kit_on_vendor_devices(tmp_path):
     good_dir, late_dir = tmp_path / "good", tmp_path / "late"
     good_dir.mkdir()
     late_dir.mkdir()
-    with vendor_peer(good_dir, time_scale=1.0) as good, \
-            vendor_peer(late_dir, "--wheel-start-reported-late", time_scale=1.0) as late:
+    with vendor_peer(good_dir, *REAL_TIME) as good, \
+            vendor_peer(late_dir, "--wheel-start-reported-late", *REAL_TIME) as late:
         runs = {name: subprocess.Popen([*_croupier(), "conformance", device, "--modbus", url, "--json"],
                                        env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
                 for name, device, url in (("wheel", "money-wheel", good["wheel"]),

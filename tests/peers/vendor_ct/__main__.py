@@ -24,7 +24,7 @@ from .clock import DeviceClock, World
 from .modbus import serve, stop
 from .top_slot import TopSlot
 from .wagering import RelayModule, WageringDevice, WageringTiming
-from .wheel import MoneyWheel, WheelFaults
+from .wheel import MoneyWheel, WheelFaults, WheelPhysics
 
 ROLES = ("wheel", "top_slot", "wagering", "actuator")
 
@@ -62,6 +62,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--relay-outputs", type=int, default=80)
     p.add_argument("--relay-operate-ms", type=float, default=0.0)
     p.add_argument("--relay-operate-jitter-ms", type=float, default=0.0)
+    p.add_argument("--push-speed-rps", type=float, default=None,
+                   help="the pusher's mean rim speed (default 0.95 rev/s ≈ 8 turns, 18 s; 0.8 ≈ 5.7 turns, 15 s)")
     p.add_argument("--wheel-start-reported-late", action="store_true",
                    help="fault: state and spin id change at the push, spin_start_ns stays 0 until the rim moves")
     p.add_argument("--top-slot-late-start-s", type=float, default=0.0)
@@ -79,6 +81,8 @@ def build(args: argparse.Namespace) -> dict:
     seq = [int(x) for x in r_clock.integers(1, 65536, size=2)] if args.command_seq is None else [args.command_seq] * 2
     wheel = MoneyWheel(DeviceClock(world, args.wheel_epoch_ns if args.wheel_epoch_ns is not None else epochs[0],
                                    args.wheel_clock_ppm), r_wheel,
+                       phys=WheelPhysics() if args.push_speed_rps is None else
+                       WheelPhysics(push_speed_mean_rps=args.push_speed_rps),
                        faults=WheelFaults(start_reported_late=args.wheel_start_reported_late), command_seq=seq[0])
     slot = TopSlot(DeviceClock(world, epochs[1], args.top_slot_clock_ppm), r_slot, command_seq=seq[1],
                    late_start_s=args.top_slot_late_start_s)
