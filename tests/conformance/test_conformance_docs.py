@@ -55,3 +55,10 @@ def test_the_clock_rate_span_keeps_the_bracket_inside_the_limit():
     span = rate_span_s(400_000, 500)  # a loaded machine: 0.4 ms
     assert 0.4e-3 / span * 1e6 <= 250 + 1e-9
     assert rate_span_s(6_500_000, 500) == RATE_SPAN_MAX_S  # RTU at 115200 through a pty: capped (then skipped)
+
+
+def test_the_wire_readme_lists_every_wire_page_and_the_conformance_page():
+    readme = (DOCS / "wire" / "README.md").read_text(encoding="utf-8")
+    pages = sorted(p.name for p in (DOCS / "wire").glob("*.md") if p.name != "README.md")
+    assert [p for p in pages if f"`{p}`" not in readme] == []
+    assert "`../conformance.md`" in readme
