@@ -297,6 +297,8 @@ def test_rig_presses_black_box_wagering_device_through_relay_module(tmp_path):
     players = [p for p in truth["presses"] if p["source"] == "player"]
     assert rig and players and len(rig) + len(players) == len(truth["presses"])
     assert len(truth["contact_closings"]) == len(rig)
+    (_, info), = events(trace, "wagering", "device_info")
+    assert info["button_stake_cents"] == list(BUTTON_STAKES), info  # read at connect (actuator.md)
     wagers = [w for _, w in events(trace, "croupier", "wager")]
     for w in wagers:
         assert w["stake_cents"] == BUTTON_STAKES[w["seat"] - 1], w

@@ -59,6 +59,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--foreign-press-rate-hz", type=float, default=0.0,
                    help="real players at the table pressing their buttons while betting is open (world Hz)")
     p.add_argument("--foreign-seats", type=lambda t: tuple(int(x) for x in t.split(",")), default=(1,))
+    p.add_argument("--no-seat-registers", action="store_true",
+                   help="the wagering device has no per-seat display registers (input 11-122)")
     p.add_argument("--relay-outputs", type=int, default=80)
     p.add_argument("--relay-operate-ms", type=float, default=0.0)
     p.add_argument("--relay-operate-jitter-ms", type=float, default=0.0)
@@ -90,6 +92,7 @@ def build(args: argparse.Namespace) -> dict:
     wag = WageringDevice(DeviceClock(world, epochs[2], args.wagering_clock_ppm), r_wag, seats=args.seats,
                          button_stake_cents=stakes, injection=args.wagering_injection,
                          foreign_press_rate_hz=args.foreign_press_rate_hz, foreign_seats=args.foreign_seats,
+                         seat_registers=not args.no_seat_registers,
                          timing=WageringTiming() if args.lockout_processing_ms is None else
                          WageringTiming(lockout_processing_s=args.lockout_processing_ms / 1000))
     # the relay module has no clock anyone reads; it shares the world with the buttons it closes

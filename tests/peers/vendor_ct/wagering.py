@@ -75,6 +75,9 @@ class WageringDevice(RegisterDevice):
     #: stream of this rate (world Hz) over ``foreign_seats`` — presses the rig did not make
     foreign_press_rate_hz: float = 0.0
     foreign_seats: tuple[int, ...] = (1,)
+    #: the per-seat display registers (input 11–122: ``seat_press_count``, ``seat_last_*``), which
+    #: the page calls informative and a map may leave out
+    seat_registers: bool = True
     name: str = "wagering"
 
     def __post_init__(self) -> None:
@@ -83,7 +86,7 @@ class WageringDevice(RegisterDevice):
         if len(self.button_stake_cents) != self.seats:
             raise ValueError(f"one button stake per seat: {self.seats} seats, "
                              f"{len(self.button_stake_cents)} stakes")
-        inputs = (Block(0, 123), Block(200, 256), Block(460, 16))
+        inputs = ((Block(0, 123) if self.seat_registers else Block(0, 11)), Block(200, 256), Block(460, 16))
         self.tables = {COILS: (Block(0, 2),), DISCRETE: (), HOLDING: (Block(0, 43),) if self.injection else (),
                        INPUT: inputs}
         self.ever_opened = False
