@@ -227,6 +227,63 @@ async def lockout_latency(ctx: ModbusContext) -> str:
            f"{LOCKOUT_BUDGET_S * 1e3:.0f} ms)"
 
 
+async def _wager_entries(ctx: ModbusContext) -> dict[int, dict]:
+    """press id -> its wager-log entry (the progressive system's ring), latest entry per press."""
+    names = [p.name for p in ctx.map.points if p.name.startswith("wager_log_")]
+    v = (await ctx.read_points(names)).values
+    entries = sorted((int(e), i) for i, e in enumerate(v["wager_log_id"]) if e)
+    out = {}
+    for _entry, i in entries:
+        out[int(v["wager_log_press_id"][i])] = {
+            "outcome": str(v["wager_log_outcome"][i]), "reason": str(v["wager_log_reason"][i]),
+            "mask": int(v["wager_log_increment_mask"][i]), "ns": int(v["wager_log_ns"][i]),
+            "increment": int(v["wager_log_meter1_increment_cents"][i]), "value": int(v["wager_log_meter1_value_cents"][i])}
+    return out
+
+
+async def confirm(ctx: ModbusContext) -> str:
+    """The progressive system's meters grow only at the confirmation: a press confirmed after the
+    lock-out gets a ``confirmed`` entry and meter 1 grows by its increment, at once; a press not
+    confirmed gets a ``void`` entry (``not_confirmed``) and grows nothing."""
+    _need_injection(ctx)
+    await _open(ctx)
+    await asyncio.sleep(0.05)  # the previous round's pending presses are dropped at the opening
+    before = int(await ctx.read("press_count"))
+    await _inject(ctx, 1)
+    await _inject(ctx, 2)
+    got = {e.seat: e for e in await _answers(ctx, before, 1, 1)} | {e.seat: e for e in await _answers(ctx, before, 1, 2)}
+    kept, dropped = got[1], got[2]
+    expect(kept.status == dropped.status == "accepted", f"presses while betting is open: {kept.status}, {dropped.status}")
+    await _lock(ctx)
+    meter0 = int((await ctx.read("meter_value_cents"))[0])
+    count0 = int(await ctx.read("wager_count"))
+    seq = (int(await ctx.read("confirm_seq")) + 1) & 0xFFFF
+    size = ctx.map.point("confirm_press_ids").count
+    try:
+        await ctx.write_points({"confirm_count": 1, "confirm_press_ids": [kept.press_id] + [0] * (size - 1),
+                                "confirm_final": "final", "confirm_seq": seq})
+    except DeviceRefused as exc:
+        raise ClauseFailed(f"the confirm command was refused: {exc}") from None
+    deadline = asyncio.get_running_loop().time() + ANSWER_LIMIT_S
+    while (int(await ctx.read("wager_count")) - count0) & 0xFFFF < 2:
+        expect(asyncio.get_running_loop().time() < deadline,
+               f"wager_count moved by {(int(await ctx.read('wager_count')) - count0) & 0xFFFF} within "
+               f"{ANSWER_LIMIT_S} s of a final confirmation of 1 press with 1 other pending (expected 2 entries)")
+        await asyncio.sleep(POLL_S)
+    entries = await _wager_entries(ctx)
+    meter1 = int((await ctx.read("meter_value_cents"))[0])
+    k, d = entries.get(kept.press_id), entries.get(dropped.press_id)
+    expect(k is not None and k["outcome"] == "confirmed" and k["mask"] & 1,
+           f"the confirmed press {kept.press_id}: wager-log entry {k}; expected confirmed, meter 1 incremented")
+    expect(d is not None and d["outcome"] == "void" and d["reason"] == "not_confirmed" and not d["mask"],
+           f"the press not confirmed ({dropped.press_id}): wager-log entry {d}; expected void (not_confirmed)")
+    expect(k["value"] == meter0 + k["increment"] and meter1 >= k["value"],
+           f"meter 1 was {meter0} cents, the entry says +{k['increment']} to {k['value']}, the meter shows {meter1}")
+    expect(k["increment"] > 0, f"a confirmed {STAKE_CENTS}-cent wager incremented meter 1 by {k['increment']} cents")
+    return (f"press {kept.press_id} confirmed: meter 1 {meter0} -> {k['value']} cents (+{k['increment']}); "
+            f"press {dropped.press_id} void (not_confirmed)")
+
+
 def wagering_clauses(device: str) -> list[Clause]:
     page = "modbus-wagering.md" if device == "wagering" else "modbus-progressive-system.md"
     return [*common_clauses(page),
@@ -239,4 +296,7 @@ def wagering_clauses(device: str) -> list[Clause]:
             Clause("WG-press-log", "injected presses: accepted while open, rejected (locked_out) after; each in "
                    "the press log", f"{page}#input-registers", press_log),
             Clause("WG-lockout-latency", f"the lock-out stops the recognition of wagers within "
-                   f"{LOCKOUT_BUDGET_S * 1e3:.0f} ms (armed probe)", f"{page}#holding-registers", lockout_latency)]
+                   f"{LOCKOUT_BUDGET_S * 1e3:.0f} ms (armed probe)", f"{page}#holding-registers", lockout_latency),
+            *([Clause("PG-confirm", "meters grow only at the confirmation: a confirmed press incremented, an "
+                      "unconfirmed one void", f"{page}#meters-grow-only-at-the-dealers-confirmation", confirm)]
+              if device == "progressive-system" else [])]

@@ -218,3 +218,12 @@ def test_an_outside_vendors_devices_written_from_the_docs(tmp_path):
     assert black_box.exit_code == 0 and verdicts(black_box)["WG-lockout-latency"] == "skip"
     assert "MB-connect" in failing(default)
     assert "'injection' feature" in next(v.detail for v in default.verdicts if v.id == "MB-connect")
+
+
+@pytest.mark.slow
+def test_a_progressive_system_losing_increments_fails_the_confirm_clause_only():
+    with launch("progressive-system", "--modbus", "tcp://127.0.0.1:0", "--param",
+                "lost_increment_probability=1.0") as stub:
+        report = run("progressive-system", modbus=stub.url)
+    assert failing(report) == {"PG-confirm"}, {v.id: v.detail for v in report.verdicts if v.status == "fail"}
+    assert "meter 1 incremented" in next(v.detail for v in report.verdicts if v.id == "PG-confirm")
