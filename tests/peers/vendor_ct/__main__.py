@@ -64,6 +64,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--relay-outputs", type=int, default=80)
     p.add_argument("--relay-operate-ms", type=float, default=0.0)
     p.add_argument("--relay-operate-jitter-ms", type=float, default=0.0)
+    p.add_argument("--relay-bounce-ms", type=float, default=0.0,
+                   help="a bouncing contact: each closing also registers a second press this much later")
     p.add_argument("--push-speed-rps", type=float, default=None,
                    help="the pusher's mean rim speed (default 0.95 rev/s ≈ 8 turns, 18 s; 0.8 ≈ 5.7 turns, 15 s)")
     p.add_argument("--wheel-start-reported-late", action="store_true",
@@ -97,7 +99,8 @@ def build(args: argparse.Namespace) -> dict:
                          WageringTiming(lockout_processing_s=args.lockout_processing_ms / 1000))
     # the relay module has no clock anyone reads; it shares the world with the buttons it closes
     relay = RelayModule(DeviceClock(world, 0), r_relay, wag, outputs=args.relay_outputs,
-                        operate_s=args.relay_operate_ms / 1000, operate_jitter_s=args.relay_operate_jitter_ms / 1000)
+                        operate_s=args.relay_operate_ms / 1000, operate_jitter_s=args.relay_operate_jitter_ms / 1000,
+                        bounce_s=args.relay_bounce_ms / 1000)
     return {"wheel": wheel, "top_slot": slot, "wagering": wag, "actuator": relay}
 
 

@@ -269,6 +269,9 @@ class RelayModule(RegisterDevice):
     outputs: int = 80          # five 16-channel cards on one coupler
     operate_s: float = 0.0     # output set -> contact closed (0: solid-state outputs)
     operate_jitter_s: float = 0.0
+    #: contact bounce the device's debounce does not swallow: each closing registers a second
+    #: press this long after the first (0: none — a clean contact)
+    bounce_s: float = 0.0
     wiring: dict[int, tuple[int, int]] | None = None   # coil -> (seat, spot code); None: default
     buttons_per_seat: int = 8  # the Crazy Time options (a Roulette Up terminal would have 9)
     name: str = "relay-module"
@@ -294,6 +297,8 @@ class RelayModule(RegisterDevice):
                 seat, spot = self.wiring[n]  # type: ignore[index]
                 self.edges.append((n, t))
                 self.device.button(seat, spot, t, now_s)
+                if self.bounce_s > 0:
+                    self.device.button(seat, spot, t + self.bounce_s, now_s)
             self.state[n] = int(bool(v))
         return None
 
