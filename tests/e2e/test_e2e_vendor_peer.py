@@ -7,8 +7,9 @@ adapters, wire code or stubs — so these runs prove the rig against a device it
   press injection) and a short normal-play scenario runs to completion, every round settled, the
   rig's decoded results equal to what the devices did (their ground truth);
 * (b) the black-box devices of (c), with the wheel's crystal 2,000 ppm fast (the bench declares
-  the wheel may drift 3,000 ppm): no false failure, the drift fitted, the Top Slot's start against
-  the wheel's equal to the devices' true skew;
+  the wheel may drift 3,000 ppm; the Top Slot's and the wagering device's clocks drift too): no
+  false failure, each drift fitted, the Top Slot's start against the wheel's equal to the devices'
+  true skew;
 * (c) a black-box wagering device — no injection, no armed probe — pressed through the vendor's
   relay module (the bench's ``actuator``): every round settles, every contact the relays closed
   is a press the rig read, and every settled stake is the seat's button stake set on the device.
@@ -118,10 +119,13 @@ def vendor_peer(tmp_path: Path, *args: str, time_scale: float = TIME_SCALE) -> I
     peer["truth"] = json.loads(truth.read_text())
 
 
-def write_bench(tmp_path: Path, peer: dict, *, actuator: bool, wheel_max_drift_ppm: float | None = None) -> Path:
+def write_bench(tmp_path: Path, peer: dict, *, actuator: bool, wheel_max_drift_ppm: float | None = None,
+                max_drift_ppm: float | None = None) -> Path:
     """A bench naming the peer's devices (docs/wire/README.md "Swapping a device";
-    docs/wire/actuator.md "Bench fields")."""
+    docs/wire/actuator.md "Bench fields"; docs/wire/clock.md "The maximum drift")."""
     lines = ["schema = 1", 'name = "vendor-ct"', f"time_scale = {peer['time_scale']}"]
+    if max_drift_ppm is not None:
+        lines.append(f"max_clock_drift_ppm = {max_drift_ppm}")
     for role in ("wheel", "top_slot", "wagering") + (("actuator",) if actuator else ()):
         lines += [f"[devices.{role}]", 'kind = "modbus"', f'url = "{peer[role]}"', f"unit = {peer['unit']}"]
         if role == "wheel" and wheel_max_drift_ppm is not None:
@@ -264,20 +268,25 @@ def test_rig_runs_normal_play_on_vendor_devices(tmp_path):
                           "or has no Modbus actuator, yet")
 def test_rig_no_false_failure_with_wheel_clock_2000_ppm_fast(tmp_path):
     """(b) devices that implement only the documented contract — no injection, pressed through the
-    relay module — with the wheel's crystal 2,000 ppm fast, declared within the bench's 3,000 ppm:
-    no false failure (CT-690.3-top-slot judges the Top Slot's start against the wheel's on
-    corrected times; the bonus order checks do not blame the board), and the trace records the
-    drift."""
-    with vendor_peer(tmp_path, "--wheel-clock-ppm", "2000") as peer:
-        proc, trace = run_scenario(tmp_path, write_bench(tmp_path, peer, actuator=True, wheel_max_drift_ppm=3000))
+    relay module — with the wheel's crystal 2,000 ppm fast (declared: 3,000 ppm for the wheel), the
+    Top Slot's 1,500 ppm slow and the wagering device's 1,000 ppm fast (the bench's 3,000 ppm): no
+    false failure (CT-690.3-top-slot judges the Top Slot's start against the wheel's on corrected
+    times; the bonus order checks do not blame the board), and the trace records each drift."""
+    drift = {"wheel": 2000, "top_slot": -1500, "wagering": 1000}
+    with vendor_peer(tmp_path, "--wheel-clock-ppm", "2000", "--top-slot-clock-ppm", "-1500",
+                     "--wagering-clock-ppm", "1000") as peer:
+        proc, trace = run_scenario(tmp_path, write_bench(tmp_path, peer, actuator=True, wheel_max_drift_ppm=3000,
+                                                         max_drift_ppm=3000))
     assert proc.returncode == 0, _verdict_lines(proc)
     assert_every_round_settled(trace)
     assert_results_are_the_devices(trace, peer["truth"])
     assert_top_slot_starts_match_truth(trace, peer["truth"])
-    estimates = [e for _, e in events(trace, "wheel", "clock_estimate") if e.get("clock_drift_fitted")]
-    assert estimates, "the wheel's drift was never estimated"
-    last = estimates[-1]
-    assert abs(last["clock_drift_ppm"] - 2000) <= max(3 * last["clock_drift_uncertainty_ppm"], 200), last
+    for device, ppm in drift.items():
+        estimates = [e for _, e in events(trace, device, "clock_estimate") if e.get("clock_drift_fitted")]
+        assert estimates, f"{device}: the drift was never estimated"
+        last = estimates[-1]
+        fitted = last.get("clock_fitted_drift_ppm", last["clock_drift_ppm"])
+        assert abs(fitted - ppm) <= max(3 * last["clock_drift_uncertainty_ppm"], 200), (device, last)
 
 
 @pytest.mark.xfail(not _modbus_actuator_ready(), strict=True,
