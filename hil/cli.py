@@ -9,6 +9,8 @@
     croupier traceability [--out FILE]
     croupier stub DEVICE (--modbus URL | --serial URL | --pty) [--param NAME=VALUE ...]
     croupier outcomes (TRACE | OUT_DIR | --from slingshot LOG) [--csv | --json]
+    croupier conformance DEVICE (--modbus URL | --serial URL) [--unit N] [--register-map FILE]
+                         [--without-feature NAME] [--max-drift-ppm PPM] [--json]
 
 Exit codes of ``run``: 0 every scenario that ran met its expectation (a scenario NOT APPLICABLE on
 the bench is not run, and listed loudly; if none ran, 1), 1 one did not, 2 bad input (nothing was
