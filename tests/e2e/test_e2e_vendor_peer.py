@@ -37,7 +37,7 @@ from pymodbus.pdu import ExceptionResponse
 
 ROOT = Path(__file__).resolve().parents[2]
 TIME_SCALE = 10.0
-ROUNDS = 3
+ROUNDS = 2
 SEATS = 7
 BUTTON_STAKES = (100, 500, 200, 1000, 100, 2500, 100)
 
@@ -256,9 +256,9 @@ def test_rig_runs_normal_play_on_vendor_devices(tmp_path):
     """(a) wheel, Top Slot and wagering device (its optional injection on): every round settled,
     the rig's results the devices' own."""
     with vendor_peer(tmp_path, "--wagering-injection") as peer:
-        proc, trace = run_scenario(tmp_path, write_bench(tmp_path, peer, actuator=False), rounds=2)
+        proc, trace = run_scenario(tmp_path, write_bench(tmp_path, peer, actuator=False))
     assert proc.returncode == 0, _verdict_lines(proc)
-    assert_every_round_settled(trace, rounds=2)
+    assert_every_round_settled(trace)
     assert_results_are_the_devices(trace, peer["truth"])
     assert_top_slot_starts_match_truth(trace, peer["truth"])
 
@@ -297,9 +297,9 @@ def test_rig_presses_black_box_wagering_device_through_relay_module(tmp_path):
     device's own button stakes; every contact the relays closed is a press the rig read and
     attributed to itself; every player's press is attributed foreign and refused, never a wager."""
     with vendor_peer(tmp_path, "--foreign-press-rate-hz", "0.8", "--foreign-seats", "1,3") as peer:
-        proc, trace = run_scenario(tmp_path, write_bench(tmp_path, peer, actuator=True), rounds=2)
+        proc, trace = run_scenario(tmp_path, write_bench(tmp_path, peer, actuator=True))
     assert proc.returncode == 0, _verdict_lines(proc)
-    assert_every_round_settled(trace, rounds=2)
+    assert_every_round_settled(trace)
     assert_results_are_the_devices(trace, peer["truth"])
     truth = peer["truth"]
     rig = [p for p in truth["presses"] if p["source"] == "button"]
