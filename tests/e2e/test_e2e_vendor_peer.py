@@ -451,3 +451,30 @@ def test_vendor_bench_refuses_what_it_cannot_judge(tmp_path):
     assert "devices.wagering" in " ".join(entry["not_applicable"])
     assert fault.returncode == 1, fault.stdout  # nothing ran: nothing proven
     assert scale.returncode == 2 and "time-scale mismatch" in scale.stderr, _verdict_lines(scale)
+
+
+@pytest.mark.slow
+def test_worn_clapper_on_vendor_wheel_is_voided_and_respun(tmp_path):
+    """The vendor wheel with a worn clapper (it balances on a peg's top in ~70 % of the spins that
+    end at a clapper): every rest on a peg (``on_peg``, FC2, read after ``at_rest``) is a void spin,
+    respun, never settled (§ 690.2(d)); each round settles on a spin that rested in a section."""
+    with vendor_peer(tmp_path, "--on-peg-band-j", "1.2", "--seed", "5") as peer:
+        bench = write_bench(tmp_path, peer, actuator=True)
+        scenario = tmp_path / "worn.yaml"
+        scenario.write_text(SCENARIO.format(rounds=3, betting_window_s=5.0).replace(
+            "name: vendor-normal-play", "name: vendor-worn-clapper").replace(
+            "expect:", "checks: {max_void_spin_ratio: 0.9}\nexpect:").replace(
+            "between_rounds_s: 1.0}", "between_rounds_s: 1.0, respin_limit: 6}"))
+        proc = subprocess.run([*_croupier(), "run", str(scenario), "--bench", str(bench), "--out", str(tmp_path / "out")],
+                              cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=240)
+    trace = tmp_path / "out" / "traces" / "vendor-worn-clapper.sqlite"
+    assert proc.returncode == 0, _verdict_lines(proc)
+    assert_every_round_settled(trace, rounds=3)
+    assert_results_are_the_devices(trace, peer["truth"])
+    on_peg = [s["spin_id"] for s in peer["truth"]["wheel"] if s["on_peg"]]
+    assert on_peg, "the worn clapper never rested on a peg: the test proves nothing"
+    voids = events(trace, "croupier", "spin_void")
+    assert len(voids) == len(on_peg) and {v["reason"] for _, v in voids} == {"between_sections"}
+    settled = {e["section_index"] for _, e in events(trace, "croupier", "round_end")}
+    valid = {s["section_index"] for s in peer["truth"]["wheel"] if not s["on_peg"]}
+    assert settled <= valid

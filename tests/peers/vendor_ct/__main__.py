@@ -68,6 +68,8 @@ def parser() -> argparse.ArgumentParser:
                    help="a bouncing contact: each closing also registers a second press this much later")
     p.add_argument("--push-speed-rps", type=float, default=None,
                    help="the pusher's mean rim speed (default 0.95 rev/s ≈ 8 turns, 18 s; 0.8 ≈ 5.7 turns, 15 s)")
+    p.add_argument("--on-peg-band-j", type=float, default=None,
+                   help="a worn clapper: the energy band in which it balances on a peg (default 0.009 J: ~0.5 %% of spins; 0.5: ~30 %%)")
     p.add_argument("--wheel-start-reported-late", action="store_true",
                    help="fault: state and spin id change at the push, spin_start_ns stays 0 until the rim moves")
     p.add_argument("--top-slot-late-start-s", type=float, default=0.0)
@@ -85,8 +87,8 @@ def build(args: argparse.Namespace) -> dict:
     seq = [int(x) for x in r_clock.integers(1, 65536, size=2)] if args.command_seq is None else [args.command_seq] * 2
     wheel = MoneyWheel(DeviceClock(world, args.wheel_epoch_ns if args.wheel_epoch_ns is not None else epochs[0],
                                    args.wheel_clock_ppm), r_wheel,
-                       phys=WheelPhysics() if args.push_speed_rps is None else
-                       WheelPhysics(push_speed_mean_rps=args.push_speed_rps),
+                       phys=WheelPhysics(**{k: v for k, v in (("push_speed_mean_rps", args.push_speed_rps),
+                                                              ("on_peg_band_j", args.on_peg_band_j)) if v is not None}),
                        faults=WheelFaults(start_reported_late=args.wheel_start_reported_late), command_seq=seq[0])
     slot = TopSlot(DeviceClock(world, epochs[1], args.top_slot_clock_ppm), r_slot, command_seq=seq[1],
                    late_start_s=args.top_slot_late_start_s)
