@@ -107,6 +107,7 @@ def check_config(sc: Scenario) -> CheckConfig:
         max_void_spin_ratio=sc.checks.max_void_spin_ratio,
         max_void_round_ratio=sc.checks.max_void_round_ratio,
         rounds_requested=sc.rounds,
+        foreign_presses=sc.players.foreign_presses,
     )
 
 

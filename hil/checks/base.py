@@ -84,6 +84,9 @@ class CheckConfig:
     max_void_round_ratio: float = 0.0
     #: the rounds the scenario asked for: a trace holding fewer is incomplete evidence (None: unknown)
     rounds_requested: int | None = None
+    #: what the scenario lets the croupier do with a press the rig did not make (a real player's):
+    #: ``refuse`` ("not made by the rig" then excuses it from settlement) or ``settle`` (it does not)
+    foreign_presses: str = "refuse"
 
     @classmethod
     def from_json(cls, data: dict[str, Any] | None) -> CheckConfig:
@@ -237,7 +240,7 @@ class RoundView:
                 if p.payload["accepted"] and p.payload["device_time_s"] + u.get(p.device, 0.0) < nmb
                 and not self.is_probe_press(p) and (spots is None or p.payload.get("spot") in spots)}
 
-    def press_excuses(self) -> tuple[set[int], list[tuple[Event, str]]]:
+    def press_excuses(self, settle_foreign: bool = False) -> tuple[set[int], list[tuple[Event, str]]]:
         """The accepted presses the croupier refused for a reason that excuses them from being a
         wager (docs/wire/actuator.md, "Matching a log entry to its actuation"), each held to the
         attribution re-derived from the trace (``attribution``), as ``CT-690.2e-settlement`` holds
@@ -245,8 +248,11 @@ class RoundView:
         settle them) — unless the trace matches it to one of the rig's actuations; refused as a
         "duplicate of actuation N" — only if an actuation of the trace doubles it. Returns the press
         ids excused and, for each refusal that does not hold, (its ``wager_rejected``, why): that
-        press stays owed. No other reason excuses an on-time accepted press."""
-        if "press_excuses" not in self.derived:
+        press stays owed. No other reason excuses an on-time accepted press. Where the scenario
+        settles real players' presses (``settle_foreign``: ``CheckConfig.foreign_presses``
+        ``settle``), "not made by the rig" excuses nothing."""
+        key = ("press_excuses", settle_foreign)
+        if key not in self.derived:
             att = self.attribution if self.actuations else None
             excused: set[int] = set()
             wrong: list[tuple[Event, str]] = []
@@ -257,6 +263,10 @@ class RoundView:
                         wrong.append((ev, f"press {pid} refused as not made by the rig, but it is the rig's "
                                           f"actuation {att.matched[pid]}"))
                         continue
+                    if settle_foreign:
+                        wrong.append((ev, f"press {pid} refused as not made by the rig, but the scenario settles "
+                                          "real players' presses (players.foreign_presses: settle)"))
+                        continue
                     excused.add(pid)
                 elif reason.startswith("duplicate of actuation"):
                     if att is not None and pid not in att.duplicates:
@@ -264,15 +274,16 @@ class RoundView:
                                           "doubles it"))
                         continue
                     excused.add(pid)
-            self.derived["press_excuses"] = (excused, wrong)
-        return self.derived["press_excuses"]
+            self.derived[key] = (excused, wrong)
+        return self.derived[key]
 
-    def owed_wager_presses(self, spots: tuple[str, ...] | None = None) -> dict[int, Event]:
+    def owed_wager_presses(self, spots: tuple[str, ...] | None = None,
+                           settle_foreign: bool = False) -> dict[int, Event]:
         """``wager_presses`` less the presses ``press_excuses`` excuses: every one of these the
         device accepted is a wager the croupier owes (collects, pays or refunds; confirms to a
         progressive system's meters). A press silently dropped stays here; a real player's press
         refused stays out of it, so a meter increment for it is one for no wager."""
-        excused, _wrong = self.press_excuses()
+        excused, _wrong = self.press_excuses(settle_foreign)
         return {pid: p for pid, p in self.wager_presses(spots).items() if pid not in excused}
 
     def by_croupier(self, kind: str) -> list[Event]:

@@ -87,8 +87,9 @@ class ChipsEqualAccepted(CardCheck):
         # one rule; never the rig's probe, a press inside the lock-out latency is the lock-out check's),
         # less a real player's press refused "not made by the rig" or a duplicate of an actuation, each
         # held to the attribution re-derived from the trace (RoundView.press_excuses)
-        by_id = rv.owed_wager_presses((self.table.get("progressive_spot"),))
-        for ev, why in rv.press_excuses()[1]:
+        settle = self.config.foreign_presses == "settle"
+        by_id = rv.owed_wager_presses((self.table.get("progressive_spot"),), settle)
+        for ev, why in rv.press_excuses(settle)[1]:
             self.finding(rv.n, ev, why)
         presses = list(by_id.values())
         seats_accepted = sorted(p.payload["seat"] for p in presses)
@@ -301,8 +302,9 @@ class MeterAccounting(CardCheck):
         # bets", never the rig's probe nor a press inside the lock-out latency (RoundView.wager_presses),
         # nor a press the croupier refused as a real player's or a duplicate where the trace bears it
         # out (RoundView.owed_wager_presses: an increment for one is an increment for no wager)
-        wagers = rv.owed_wager_presses()
-        for ev, why in rv.press_excuses()[1]:
+        settle = self.config.foreign_presses == "settle"
+        wagers = rv.owed_wager_presses(settle_foreign=settle)
+        for ev, why in rv.press_excuses(settle)[1]:
             self.finding(rv.n, ev, why)
         incremented: dict[int, set[str]] = defaultdict(set)
         for e in rv.events:

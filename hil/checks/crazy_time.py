@@ -552,7 +552,8 @@ class SettlementCheck(Check):
         "not made by the rig" where the scenario does not settle them, or a duplicate of an
         actuation. Only these two reasons excuse an on-time accepted press from settlement, and each
         is held to the attribution re-derived from the trace: the rig's own press refused as foreign,
-        or a duplicate that no actuation doubles, is a finding (and stays owed)."""
+        or a duplicate that no actuation doubles, is a finding (and stays owed); so is a real player's
+        press refused where the scenario settles them (``CheckConfig.foreign_presses``)."""
         att = rv.attribution if rv.actuations else None
         for pid, ev in rv.rejected_presses().items():
             wid = f"{rv.n}-{pid}"
@@ -563,6 +564,10 @@ class SettlementCheck(Check):
                 if att is not None and pid in att.matched:
                     self.finding(rv.n, ev, f"press {pid} refused as not made by the rig, but it is the rig's actuation "
                                  f"{att.matched[pid]}")
+                    continue
+                if self.config.foreign_presses == "settle":  # the scenario settles them: no excuse
+                    self.finding(rv.n, ev, f"press {pid} refused as not made by the rig, but the scenario settles "
+                                 "real players' presses (players.foreign_presses: settle)")
                     continue
                 accepted.pop(wid)
             elif reason.startswith("duplicate of actuation"):

@@ -163,3 +163,21 @@ def test_a_table_wired_one_button_per_seat_is_probed_by_the_sentinel_alone(tmp_p
     assert {a["coil"] for a in acts} <= {0, 1, 2, 3, 6} and {a["spot"] for a in acts} == {"21+3-progressive"}
     v = verdicts(result)
     assert v["BJ-633b.17c2-lockout"] == v["BJ-633b.17e-chips-accepted"] == v["BJ-meter-accounting"] == "pass"
+
+
+def test_a_real_player_s_press_refused_where_the_scenario_settles_them_is_a_finding(tmp_path, monkeypatch):
+    """The checks know the scenario's policy (``CheckConfig.foreign_presses``, recorded in the trace):
+    where real players' presses are to be settled, a refusal "not made by the rig" excuses nothing."""
+    import dataclasses
+
+    import hil.runner
+
+    real = hil.runner.check_config
+    monkeypatch.setattr(hil.runner, "check_config",
+                        lambda sc: dataclasses.replace(real(sc), foreign_presses="settle"))
+    result, events = run(tmp_path, progressive=FOREIGN)  # the croupier refuses them (the default)
+    assert [r for r in of(events, "wager_rejected", "croupier") if r.get("reason") == "not made by the rig"]
+    v = verdicts(result)
+    assert v["BJ-633b.17e-chips-accepted"] == v["BJ-meter-accounting"] == "fail"
+    findings = [f["message"] for c in result["checks"] if c["id"] == "BJ-633b.17e-chips-accepted" for f in c["findings"]]
+    assert any("the scenario settles real players' presses" in m for m in findings)
