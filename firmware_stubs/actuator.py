@@ -11,6 +11,12 @@ is exception ILLEGAL_ADDRESS; the outputs read back as set.
 
     croupier stub wagering --modbus tcp://127.0.0.1:0 --actuator-modbus tcp://127.0.0.1:0
     → READY wagering tcp://127.0.0.1:PORT actuator=tcp://127.0.0.1:PORT2
+
+The progressive table game system's stub serves the same (``croupier stub progressive-system
+--modbus … --actuator-modbus …``): its map's ``press_log_spot`` enum has five spots, so seat *s*'s
+button for spot *k* is coil (s − 1) × 5 + k (``21+3-progressive`` of seat 1 is coil 2); a closing
+is a progressive wager press with the system's button stake, pending until the dealer confirms it
+(tests/e2e/test_e2e_progressive_actuator_modbus.py).
 """
 
 from __future__ import annotations
