@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from hil.adapters.modbus_command import command_writes
-from hil.conformance.core import Clause, ClauseFailed, expect
-from hil.conformance.modbus import POLL_S, ModbusContext, Poll, exception_name
+from hil.conformance.core import Clause, ClauseFailed, ClauseSkipped, expect
+from hil.conformance.modbus import ILLEGAL_VALUE, POLL_S, ModbusContext, Poll, exception_name
 from hil.conformance.modbus_common import common_clauses
 from hil.wire.registers import code_pocket
 from rules.bonus import COIN_SIDES
@@ -184,6 +184,34 @@ async def result_fields(ctx: ModbusContext) -> str:
     return ", ".join(f"{k.removeprefix('result_')} {v}" for k, v in list(shown.items())[:6])
 
 
+#: a command each device must refuse (ILLEGAL_VALUE), and why
+REFUSED: dict[str, tuple[str, dict[str, Any], str]] = {
+    "multiplier-board": ("apply_multiplier", {"arg_board_id": 65535, "arg_multiplier": 2}, "a board never generated"),
+    "pachinko-board": ("drop", {"arg_zone": 99}, "a zone outside the 16 spots"),
+}
+
+
+async def command_refused(ctx: ModbusContext) -> str:
+    """A command the device cannot execute is answered ILLEGAL_VALUE and changes nothing, its
+    ``command_seq`` included."""
+    if ctx.map.device not in REFUSED:
+        raise ClauseSkipped(f"a {ctx.map.device}'s command takes no argument it could refuse")
+    command, args, why = REFUSED[ctx.map.device]
+    await op(ctx)  # after the accepted command: the status it left is the baseline
+    seq0 = int(await ctx.read("command_seq"))
+    before = (await ctx.read_points(["state", "op_id", "result_op_id"])).values
+    writes = command_writes(ctx.map, command, (seq0 + 1) & 0xFFFF, args)
+    codes = [await ctx.request_write(t, a, w) for t, a, w in writes]
+    expect(codes[-1] == ILLEGAL_VALUE, f"{command} {args} ({why}): {exception_name(codes[-1])}; expected exception 3 "
+                                       "(ILLEGAL_VALUE)")
+    await asyncio.sleep(0.05)
+    after = (await ctx.read_points(["state", "op_id", "result_op_id"])).values
+    seq1 = int(await ctx.read("command_seq"))
+    expect(after == before and seq1 == seq0, f"the refused command changed the device: {before} -> {after}, "
+                                             f"command_seq {seq0} -> {seq1}")
+    return f"{command} ({why}): exception 3 (ILLEGAL_VALUE), nothing changed"
+
+
 def command_clauses(device: str) -> list[Clause]:
     page = PAGES[device]
     command = COMMANDS[device][0]
@@ -192,4 +220,6 @@ def command_clauses(device: str) -> list[Clause]:
                    "done with its result", "README.md#command-devices", command_accepted),
             Clause("CD-times", "result times on the device clock: after the command, start <= stop <= clock",
                    "README.md#command-devices", op_times),
-            Clause("CD-result", "the result's fields are in range", f"{page}#input-registers", result_fields)]
+            Clause("CD-result", "the result's fields are in range", f"{page}#input-registers", result_fields),
+            Clause("CD-refused", "a command the device cannot execute: exception 3 (ILLEGAL_VALUE), nothing changes "
+                   "(command_seq included)", "README.md#command-devices", command_refused)]
