@@ -204,16 +204,19 @@ class TableCroupier:
         if ev.ok:
             self.rig_press_ids.add(ev.value.press_id)
 
-    def _schedule_lockout_presses(self, t_lock: float, probe_spot: str, late_spots: Sequence[str]) -> None:
+    def _schedule_lockout_presses(self, t_lock: float, probe_spot: str, late_spots: Sequence[str],
+                                  probe: bool = True) -> None:
         """The rig's lock-out probe: presses where the boundary search says (random phase per round)
         and a sentinel press at the budget — so every round shows whether the device had locked out
         within its budget, whatever the window found. With an actuator they are actuations at
         ``t_lock`` + offset, by the rig's clock, each on another wired button of the probe seat (a
         button's presses cannot be closer than its pulse); without one, the device's armed probe.
-        And, sometimes, a player's late press (on one of ``late_spots``) just after "no more bets"."""
+        And, sometimes, a player's late press (on one of ``late_spots``) just after "no more bets".
+        ``probe`` False: the late press only (a croupier that learns the lock-out instant only when it
+        comes — a followed wheel's — presses its actuator probe at that instant, a call of its own)."""
         pr, pl, rng = self.sc.lockout.probe, self.sc.players, self.rng
         self._t_lock = t_lock
-        if pr is not None:
+        if pr is not None and probe:
             phase = float(rng.random())
             offsets = sorted((self.search.offsets(phase) if self.search is not None else [])
                              + [self.sc.lockout.budget_s])
