@@ -166,7 +166,7 @@ async def illegal_function(ctx: ModbusContext) -> str:
 async def illegal_value(ctx: ModbusContext) -> str:
     """A write of an enum code the map does not define is refused with ILLEGAL_VALUE (exception
     3) and changes nothing (the first writable enum point: ``command`` where the device has one)."""
-    enums = [p for p in ctx.map.points if p.enum and "w" in p.access and not p.bits]
+    enums = [p for p in ctx.map.points if p.enum and p.access == "rw" and not p.bits]
     if not enums:
         raise ClauseSkipped("the map has no writable enum16 point")
     p = next((q for q in enums if q.name == "command"), enums[0])
