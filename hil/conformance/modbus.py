@@ -114,17 +114,28 @@ class ModbusContext:
         return Poll(tx, rx, values)
 
     async def write_points(self, values: dict[str, Any]) -> tuple[int, int]:
-        """Write ``values`` (points of one table, contiguous, in address order) in one request;
-        returns (tx_ns, rx_ns). A refusal raises ``DeviceRefused`` with its exception code."""
-        points = sorted((self.map.point(n) for n in values), key=lambda p: p.address)
-        words: list = []
-        for p in points:
-            words += self.map.encode(p, values[p.name])
-        first = points[0]
-        code = await self.request_write(first.table, first.address, words)
-        if code is not None:
-            raise DeviceRefused(code)
-        return self.link.tx_ns, self.link.rx_ns
+        """Write ``values``: in one request when the map keeps the points contiguous in one table
+        (the shipped maps do), else one request per point in the order given (the ``*_seq`` point
+        last, as the adapters do: the device acts on its change). Returns (tx_ns, rx_ns) of the last
+        request; a refusal raises ``DeviceRefused`` with its exception code."""
+        given = [self.map.point(n) for n in values]
+        points = sorted(given, key=lambda p: (p.table, p.address))
+        contiguous = all(a.table == b.table and a.end == b.address for a, b in zip(points, points[1:]))
+        requests = []
+        if contiguous:
+            words: list = []
+            for p in points:
+                words += self.map.encode(p, values[p.name])
+            requests.append((points[0].table, points[0].address, words))
+        else:
+            requests = [(p.table, p.address, self.map.encode(p, values[p.name])) for p in given]
+        tx = 0
+        for table, address, words in requests:
+            code = await self.request_write(table, address, words)
+            if code is not None:
+                raise DeviceRefused(code)
+            tx = tx or self.link.tx_ns
+        return tx, self.link.rx_ns
 
     # ------------------------------------------------------------------ raw answers
     async def request_write(self, table: str, address: int, words: list) -> int | None:

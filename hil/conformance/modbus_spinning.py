@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass
 
 from hil.adapters.modbus_money_wheel import LAYOUT as WHEEL_LAYOUT
+from hil.adapters.modbus_spin import command_words
 from hil.adapters.modbus_money_wheel import STATUS as WHEEL_STATUS
 from hil.adapters.modbus_top_slot import STATUS as TOP_SLOT_STATUS
 from hil.conformance.core import Clause, ClauseFailed, ClauseSkipped, expect
@@ -77,10 +78,10 @@ async def _spin(ctx: ModbusContext, status: tuple[str, ...], command: str, bit: 
                                f"command (state {v['state']!r})")
         if int(v["spin_id"]) == spin.new_id and busy and not spin.busy_tried:  # the device turns now
             spin.busy_tried = True
-            busy_seq = (seq + 1) & 0xFFFF
-            p, s = ctx.map.point("command"), ctx.map.point("command_seq")
-            words = ctx.map.encode(p, command) + ctx.map.encode(s, busy_seq)
-            spin.busy_code = await ctx.request_write(p.table, p.address, words)
+            for table, address, words in command_words(ctx.map, command, (seq + 1) & 0xFFFF):
+                spin.busy_code = await ctx.request_write(table, address, words)
+                if spin.busy_code is not None:
+                    break
         # at rest with this spin's report (a stop_ns of its own: not the previous spin's left showing)
         if int(v["spin_id"]) >= spin.new_id and (v["state"] == "fault" or (
                 v["state"] == "at_rest" and int(v["stop_ns"]) != int(before["stop_ns"]))):
