@@ -38,6 +38,7 @@ device seconds per rig second − 1, in ppm.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import queue
 import time
@@ -220,6 +221,23 @@ class ClockMap:
     fitted: bool = False  # the drift was fitted (else: 0 ± the maximum)
     #: the fit's slope (ppm); ``drift_ppm`` is 0 when this is within its uncertainty of 0
     fitted_drift_ppm: float = 0.0
+    #: the rig times ``uncertainty_s`` covers: the window's first point to the extrapolation horizon
+    valid_from_s: float = 0.0
+    valid_to_s: float = 0.0
+
+    def kept_against(self, new: ClockMap) -> ClockMap | None:
+        """This map, kept in place of the newer estimate ``new`` when they agree within half of
+        ``new``'s uncertainty over ``new``'s span (then this line is within the disagreement plus
+        ``new``'s bound of the truth, which becomes its uncertainty); None when it should give way.
+        Keeping a map keeps device intervals exact and one device time one rig time."""
+        lo, hi = new.valid_from_s, new.valid_to_s
+        dis = max(abs(self.offset_at(t) - new.offset_at(t)) for t in (lo, hi))
+        if dis > new.uncertainty_s / 2:
+            return None
+        return dataclasses.replace(self, uncertainty_s=new.uncertainty_s + dis, rtt_min_us=new.rtt_min_us,
+                                   drift_uncertainty_ppm=new.drift_uncertainty_ppm, samples=new.samples,
+                                   window_s=new.window_s, fitted=new.fitted, fitted_drift_ppm=new.fitted_drift_ppm,
+                                   valid_from_s=lo, valid_to_s=hi)
 
     def to_sim(self, device_ns: int) -> float:
         d = self.drift_ppm * 1e-6
@@ -233,6 +251,7 @@ class ClockMap:
                 "clock_drift_ppm": self.drift_ppm, "clock_drift_uncertainty_ppm": self.drift_uncertainty_ppm,
                 "clock_ref_s": self.ref_s, "clock_samples": self.samples, "clock_window_s": self.window_s,
                 "clock_drift_fitted": self.fitted, "clock_fitted_drift_ppm": self.fitted_drift_ppm,
+                "clock_valid_from_s": self.valid_from_s, "clock_valid_to_s": self.valid_to_s,
                 "rtt_min_us": self.rtt_min_us}
 
 
@@ -338,7 +357,7 @@ class ClockEstimator:
             m = self.max_drift_ppm * 1e-6
             u = float(h[i]) + m * max(hi - t[i], t[i] - lo)
             return ClockMap(float(o[i]), float(u), rtt_min_us, 0.0, self.max_drift_ppm, float(t[i]), self.samples,
-                            span, False)
+                            span, False, 0.0, lo, hi)
         w = 1.0 / h**2
         w = w / w.sum()
         tbar = float(w @ t)
@@ -361,4 +380,9 @@ class ClockEstimator:
         if abs(slope) * 1e6 <= drift_u:  # not resolved from 0: intervals are not rescaled by noise
             applied = 0.0
             u += abs(slope) * max(hi - tbar, tbar - lo)
-        return ClockMap(obar, u, rtt_min_us, applied * 1e6, drift_u, tbar, self.samples, span, True, slope * 1e6)
+        return ClockMap(obar, u, rtt_min_us, applied * 1e6, drift_u, tbar, self.samples, span, True, slope * 1e6,
+                        lo, hi)
+
+
+#: the fields the clock estimate adds to a real device's ``device_info`` (and every ``clock_estimate``)
+CLOCK_INFO_FIELDS: tuple[str, ...] = (*ClockMap(0.0, 0.0, 0.0).to_json(), "max_clock_drift_ppm")

@@ -95,7 +95,13 @@ class DeviceClockTracking:
             self._new_map(m)
 
     def _new_map(self, m: ClockMap, reason: str | None = None) -> None:
-        self.clock = m
+        """A refit ``m`` (or a restarted estimate: ``reason``). The map in use is kept while it agrees
+        with ``m`` (``ClockMap.kept_against``: its uncertainty then grows by the disagreement), so
+        that device intervals stay exact and a device time maps to one rig time."""
+        if reason is None and self.clock is not None and (kept := self.clock.kept_against(m)) is not None:
+            self.clock = kept
+        else:
+            self.clock = m
         if self.estimator.beyond_max(m):
             if not self._drift_flagged:
                 self._drift_flagged = True
@@ -103,7 +109,7 @@ class DeviceClockTracking:
                                           f"ppm; the bench allows {self.max_clock_drift_ppm:g} ppm")
         else:
             self._drift_flagged = False
-        last = self._recorded
+        last, m = self._recorded, self.clock
         if reason is None and last is not None:
             now = self.env.wall_now()
             if abs(m.offset_at(now) - last.offset_at(now)) <= last.uncertainty_s:

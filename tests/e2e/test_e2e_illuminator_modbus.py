@@ -21,6 +21,7 @@ from hil.adapters.stub_control import configure_stub
 from hil.clock import WallClockEnvironment
 from hil.transport.ioloop import IoLoop
 from hil.wire.registers import default_map
+from hil.clock import CLOCK_INFO_FIELDS
 
 ROLE = "illuminator"
 #: simulated seconds per wall second, the stub's and the rig's: a 1.5 s illumination takes 75 ms
@@ -30,9 +31,7 @@ N = 16
 #: the rig's seed sequence for the role (hil.bench spawns one per role from the scenario seed)
 ROLE_SEED = np.random.SeedSequence(7303).spawn(9)[4]
 RULES_B = load_roulette_x().model_copy(update={"paytable": "B"})
-WIRE_INFO = ("url", "clock_offset_s", "clock_uncertainty_s", "rtt_min_us", "clock_drift_ppm", "clock_drift_uncertainty_ppm",
-             "clock_ref_s", "clock_samples", "clock_window_s", "clock_drift_fitted", "clock_fitted_drift_ppm",
-             "max_clock_drift_ppm")  # the clock estimate (docs/wire/clock.md)
+WIRE_INFO = ("url", *CLOCK_INFO_FIELDS)  # the link and the clock estimate (docs/wire/clock.md)
 FAULTS = {"lit_early": True, "duplicate_numbers": 0.5, "off_paytable_value": 0.5}
 
 

@@ -23,6 +23,7 @@ from hil.adapters.modbus_board import ModbusMultiplierBoard
 from hil.adapters.modbus_command import command_writes
 from hil.adapters.stub_control import configure_stub
 from hil.wire.registers import RegisterMap, default_map
+from hil.clock import CLOCK_INFO_FIELDS
 
 DEVICE, ROLE = "multiplier-board", "board"
 RMAP = default_map(DEVICE)
@@ -30,7 +31,7 @@ SEED = 14
 SCALE = 20
 TIMEOUT_S = 30.0
 TIMES = ("device_time_s",)
-WIRE_INFO = ("url", "clock_offset_s", "clock_uncertainty_s", "rtt_min_us")
+WIRE_INFO = ("url", *CLOCK_INFO_FIELDS)  # the link and the clock estimate (docs/wire/clock.md)
 RULES = load_rules()
 
 

@@ -20,6 +20,7 @@ from hil.adapters.modbus_command import command_writes
 from hil.clock import WallClockEnvironment
 from hil.transport.ioloop import IoLoop
 from hil.wire.registers import default_map, parse_register_map
+from hil.clock import CLOCK_INFO_FIELDS
 
 DEVICE, ROLE = "coin-flipper", "coin_flipper"
 RMAP = default_map(DEVICE)
@@ -29,7 +30,7 @@ SCALE = 20
 TIMEOUT_S = 30.0
 TIMES = ("device_time_s", "start_time_s", "stop_time_s", "from_rest_report")
 #: what an adapter's device_info adds to the model's: the link and the clock map
-WIRE_INFO = ("url", "clock_offset_s", "clock_uncertainty_s", "rtt_min_us")
+WIRE_INFO = ("url", *CLOCK_INFO_FIELDS)  # the link and the clock estimate (docs/wire/clock.md)
 
 
 def _untimed(payload: dict) -> dict:

@@ -20,6 +20,7 @@ from hil.adapters.modbus_command import command_writes
 from hil.adapters.modbus_ctw_wheel import ModbusCtwWheel
 from hil.adapters.stub_control import request
 from hil.wire.registers import default_map
+from hil.clock import CLOCK_INFO_FIELDS
 
 DEVICE, ROLE = "crazy-time-world-wheel", "ctw_wheel"
 RMAP = default_map(DEVICE)
@@ -27,7 +28,7 @@ SEED = 13
 SCALE = 20  # an ~8 s spin takes ~0.4 s
 TIMEOUT_S = 30.0
 TIMES = ("device_time_s", "start_time_s", "stop_time_s", "from_rest_report")
-WIRE_INFO = ("url", "clock_offset_s", "clock_uncertainty_s", "rtt_min_us")
+WIRE_INFO = ("url", *CLOCK_INFO_FIELDS)  # the link and the clock estimate (docs/wire/clock.md)
 
 
 def _untimed(payload: dict) -> dict:

@@ -31,6 +31,7 @@ from hil.clock import WallClockEnvironment
 from hil.transport.ioloop import IoLoop
 from hil.wire import registers
 from hil.wire.registers import default_map, parse_register_map
+from hil.clock import CLOCK_INFO_FIELDS
 from rules.roulette_x import MAX_LIT, MIN_LIT, PAYTABLES
 
 DEVICE = ROLE = "illuminator"
@@ -43,7 +44,7 @@ N = 12
 RULES = load_roulette_x()
 PAYTABLE_B = RULES.model_copy(update={"paytable": "B"})
 #: what an adapter's device_info adds to the model's: the link and the clock map
-WIRE_INFO = ("url", "clock_offset_s", "clock_uncertainty_s", "rtt_min_us")
+WIRE_INFO = ("url", *CLOCK_INFO_FIELDS)  # the link and the clock estimate (docs/wire/clock.md)
 
 
 def _untimed(payload: dict) -> dict:

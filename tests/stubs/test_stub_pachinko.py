@@ -21,6 +21,7 @@ from hil.adapters.modbus_pachinko import ModbusPachinkoBoard
 from hil.clock import WallClockEnvironment
 from hil.transport.ioloop import IoLoop
 from hil.wire.registers import default_map
+from hil.clock import CLOCK_INFO_FIELDS
 from rules.pachinko import DROP_ZONES
 
 DEVICE, ROLE = "pachinko-board", "pachinko"
@@ -29,7 +30,7 @@ SEED = 12
 SCALE = 20
 TIMEOUT_S = 30.0
 TIMES = ("device_time_s", "start_time_s", "stop_time_s", "from_rest_report")
-WIRE_INFO = ("url", "clock_offset_s", "clock_uncertainty_s", "rtt_min_us")
+WIRE_INFO = ("url", *CLOCK_INFO_FIELDS)  # the link and the clock estimate (docs/wire/clock.md)
 ZONES = (4, 13, 8, 1)  # 1: a faulty croupier's zone, still dropped (§ 690.7(d) is the check's)
 
 
