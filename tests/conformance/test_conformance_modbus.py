@@ -229,3 +229,22 @@ def test_a_progressive_system_losing_increments_fails_the_confirm_clause_only():
         report = run("progressive-system", modbus=stub.url)
     assert failing(report) == {"PG-confirm"}, {v.id: v.detail for v in report.verdicts if v.status == "fail"}
     assert "meter 1 incremented" in next(v.detail for v in report.verdicts if v.id == "PG-confirm")
+
+
+@pytest.mark.slow
+def test_a_vendor_map_with_other_addresses_and_word_order(tmp_path):
+    """The kit reads and writes through the map: a wheel whose command_seq is not next to command
+    (two requests, the sequence last) and whose multi-register values are little-endian word order
+    passes with its map, and fails with the shipped one."""
+    text = files("hil.wire").joinpath("maps/money_wheel.toml").read_text(encoding="utf-8")
+    text = text.replace('word_order = "big"', 'word_order = "little"')
+    head, _, rest = text.partition('name = "command_seq"\ntable = "holding"\naddress = 1\n')
+    assert rest, "the shipped map changed: fix this test's edit"
+    vendor = tmp_path / "vendor-wheel.toml"
+    vendor.write_text(head + 'name = "command_seq"\ntable = "holding"\naddress = 9\n' + rest, encoding="utf-8")
+    with launch("money-wheel", "--modbus", "tcp://127.0.0.1:0", "--register-map", str(vendor),
+                *param_args(FAST_WHEEL)) as stub:
+        assert_all_pass(run("money-wheel", modbus=stub.url, register_map=vendor))
+        shipped = run("money-wheel", modbus=stub.url)
+    # read as big word order, the device clock's words come swapped: no longer a clock
+    assert shipped.exit_code == 1 and {"MB-clock-monotonic", "MB-clock-rate"} <= failing(shipped), failing(shipped)
