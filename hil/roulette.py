@@ -10,8 +10,10 @@ One round::
     → no_more_bets + the wagering device's lock-out (§ 617b.4(c)(2); the rig's probe presses
       straddle the command as at a Crazy Time table); chips placed after it are refused
     → the croupier's acceptance of each Roulette Up press: a wager, or a recorded rejection
-      (``TableCroupier._player_presses``: a press inside the lock-out latency or the rig's probe;
-      the streak already started, § 617b.4(d); no Roulette wager by that player, § 617b.4(a))
+      (``TableCroupier._player_presses``: a press inside the lock-out latency or the rig's probe, a
+      duplicate of an actuation, a real player's press "not made by the rig" unless the scenario
+      settles them; the streak already started, § 617b.4(d); no Roulette wager by that player,
+      § 617b.4(a) — a real player's settled press is held to both like any other)
     → Roulette X: the random number generator is initiated (§ 617b.5(d)), numbers lit
     → spin: a misspin (reported by the wheel) or no result in time is void and respun, up to
       ``respin_limit`` times; past that the round is void and its wagers refunded
@@ -35,6 +37,13 @@ moment it is reported; the wheel's next game is the respin, the round's wagers s
 that powered off is waited for once, at most ``croupier.power_up_timeout_s`` (``wheel_power_wait``);
 past that the round is void and later rounds are void at once while it stays off.
 
+With an actuator in the bench (``devices.actuator``, docs/wire/actuator.md) every press — the
+players' Roulette Up presses and the lock-out probe — is an actuation of the wagering device's seat
+buttons, its stake the button's (on a progressive paytable it must equal the table's progressive
+wager: BenchError otherwise), and every press-log entry is attributed (the rig's, a duplicate, a
+real player's). On a followed wheel the probe is actuated when the lock-out command is sent, at
+the wheel's line, by the rig's clock. Without one the wagering device's injection presses.
+
 The controller decides from what the devices report; it never writes a verdict. The checks
 (``hil.checks.roulette``) re-derive everything from the trace. ``CroupierFaults`` make it wrong
 on purpose.
@@ -57,7 +66,7 @@ import simpy
 
 from devices.contracts import BallResult, Illumination, MeterPayout, PressAnswer
 from devices.roulette_wheel import GameVoid, WheelGame
-from hil.bench import Devices
+from hil.bench import BenchError, Devices
 from hil.controller import TableCroupier
 from hil.scenario import Scenario, Table
 from hil.trace import TraceWriter
@@ -126,7 +135,7 @@ class RouletteController(TableCroupier):
                  rules: RouletteXSubmission, rng: np.random.Generator, store: object = None) -> None:
         # ``store``: ignored (the streak tracker's file is gone; the state is committed with the trace)
         assert devices.roulette_wagering is not None and devices.ball_wheel is not None
-        super().__init__(env, devices.roulette_wagering, trace, scenario, rng)
+        super().__init__(env, devices.roulette_wagering, trace, scenario, rng, actuator=devices.actuator)
         self.dev = devices
         self.table: Table = scenario.table or Table()
         self.wheel = Wheel(self.table.wheel)
@@ -146,6 +155,26 @@ class RouletteController(TableCroupier):
         #: follow the wheel's own game cycle (an automatic wheel that announces "no more bets" itself)
         self.follow = bool(getattr(devices.ball_wheel, "autonomous", False))
         self._power_waited = False  # waited out power_up_timeout_s once: later rounds void at once
+        if self.actuator is not None and self.progressive:
+            self._refuse_other_button_stakes()
+
+    def _refuse_other_button_stakes(self) -> None:
+        """Pressed through an actuator, a Roulette Up wager's stake is the seat button's, set on the
+        system (docs/wire/actuator.md, "The physical button and its stake"); a progressive paytable's
+        meter row is the table's progressive wager's (§ 617b.4(h)(2): its seed is N× that wager, a
+        fixed amount): a system whose buttons wager another amount than ``table.progressive_stake_cents``
+        cannot run this table (BenchError, exit 2). A plain wagering device's button stake is the
+        Roulette Up wager's, whatever it is."""
+        stakes = getattr(getattr(self.wagering, "params", None), "button_stake_cents", None)
+        stakes = [stakes] if isinstance(stakes, int) else \
+            list((getattr(self.wagering, "button_stakes", None) or {}).get("button_stake_cents") or [])
+        want = self.table.progressive_stake_cents
+        seats = range(1, self.sc.players.count + 1)
+        other = sorted({s for i, s in enumerate(stakes, 1) if s != want and (len(stakes) == 1 or i in seats)})
+        if other:
+            raise BenchError(f"devices.{self.wagering.name}: its seat buttons wager {other} cents; the table's "
+                             f"Roulette Up progressive wager is {want} cents (table.progressive_stake_cents): "
+                             "set the system's button stake (docs/devices/progressive-system.md)")
 
     # ------------------------------------------------------------------ durable state
     def state(self) -> dict[str, Any]:
@@ -253,6 +282,7 @@ class RouletteController(TableCroupier):
         if self.dev.lockout_counter is not None:
             self.dev.lockout_counter.measure()
         yield env.timeout(cr.spin_delay_s)  # late chips and presses arrive meanwhile
+        yield from self._presses_landed(t_lock)
         self._update_search()
         straights, ups = self._accept(n, env.now - cr.spin_delay_s)
         self.stats["rounds"] += 1
@@ -264,6 +294,21 @@ class RouletteController(TableCroupier):
                 return
         ball, why = yield from self._spin_until_valid()
         yield from self._settle_round(n, ball, why, straights, ups, lit)
+
+    def _presses_landed(self, t_lock: float):
+        """With an actuator: wait (if ``spin_delay_s`` has not) until every probe actuation after the
+        lock-out command at ``t_lock`` has closed its contact and the device's answer can be in the
+        press log — the sentinel at the budget, the contact delay and spread, the match window and the
+        device's answer/poll delay — so the attribution (taken once) sees the round's whole log."""
+        if self.actuator is None:
+            return
+        p = getattr(self.actuator, "params", None)
+        lead = float(getattr(p, "contact_delay_s", 0.0)) + float(getattr(p, "contact_jitter_s", 0.0))
+        wp = getattr(self.wagering, "params", None)
+        answer = float(getattr(wp, "answer_delay_s", 0.0) or 0.0) + float(getattr(self.wagering, "poll_period_s", 0.0) or 0.0)
+        until = t_lock + self.sc.lockout.budget_s + 2 * lead + self.actuator.match_window_s + answer + 0.05
+        if self.env.now < until:
+            yield self.env.timeout(until - self.env.now)
 
     def _settle_round(self, n: int, ball: BallResult | None, why: str, straights: list, ups: list[UpWager],
                       lit: Illumination | None):
@@ -317,7 +362,19 @@ class RouletteController(TableCroupier):
 
     def _accept(self, n: int, t_close: float) -> tuple[list, list[UpWager]]:
         """The croupier's acceptance of what was placed this round (in time order) before its "no
-        more bets" instant ``t_close``."""
+        more bets" instant ``t_close``.
+
+        The Roulette Up presses are those ``TableCroupier._player_presses`` lets through (the one
+        rule: accepted before "no more bets", never the rig's probe, a press inside the lock-out
+        latency or a duplicate of an actuation; a press the rig did not make — a real player's —
+        refused "not made by the rig" unless the scenario settles them, ``players.foreign_presses``);
+        an accepted press of another button than the Roulette Up one is refused (the table offers no
+        wager on it). Each press left is held to § 617b.4(a) and (d), a real player's exactly as the
+        rig's players': a wager only while the streak tracker is empty, and only by a seat with a
+        Roulette wager (straight chips) in the round — the seat is the player's position, and the rig
+        sees a real player's Roulette wager only as chips at a seat (docs/rules-roulette.md, "Real
+        players' presses"). A real player's wager is recorded ``by`` foreign, at the stake the
+        device recorded for the press (the button's)."""
         straights: list[tuple[str, int, int | str, int]] = []
         seats_with_roulette_wager: set[int] = set()
         for i, (t, seat, number, stake) in enumerate(sorted(self.chips, key=lambda c: c[0]), 1):
@@ -333,23 +390,35 @@ class RouletteController(TableCroupier):
                                 "stake_cents": stake, "placed_s": t})
         ups: list[UpWager] = []
         self._press_of: dict[str, PressAnswer] = {}
-        presses = [a for a in self.answers if a.accepted and a.spot == UP_SPOT] if self.faults.settle_late_presses \
-            else self._player_presses(t_close, [UP_SPOT])  # late and probe presses refused there
+        if self.faults.settle_late_presses:
+            presses, foreign = [a for a in self.answers if a.accepted and a.spot == UP_SPOT], set()
+        else:  # late, probe and duplicate presses (and unsettled real players') refused there
+            presses, foreign = self._player_presses(t_close), set(self._attribute().foreign)
         for a in presses:
+            if a.spot != UP_SPOT:  # e.g. a real player on another button of the progressive system
+                self._reject(a, f"not a wager of this table (its Roulette Up button is {UP_SPOT!r})")
+                continue
+            theirs = a.press_id in foreign
             reason = None
-            if not self.up_open and not self.faults.up_accept_mid_streak:
+            if self.up is None:
+                reason = "the table offers no Roulette Up wager"
+            elif not self.up_open and not self.faults.up_accept_mid_streak:
                 reason = "the Roulette Up streak has started (§ 617b.4(d))"
             elif a.seat not in seats_with_roulette_wager:
                 reason = "no Roulette wager by this player (§ 617b.4(a))"
             if reason is not None:
                 self._say("wager_rejected", {"kind": "up", "seat": a.seat, "press_id": a.press_id,
-                                             "stake_cents": a.stake_cents, "reason": reason})
+                                             "stake_cents": a.stake_cents, "reason": reason,
+                                             **({"by": "foreign"} if theirs else {})})
                 continue
             w = UpWager(f"{n}-u{a.press_id}", a.seat, a.stake_cents, a.press_id)
             ups.append(w)
             self._press_of[w.wager_id] = a
             self._say("wager", {"wager_id": w.wager_id, "kind": "up", "seat": w.seat, "press_id": a.press_id,
-                                "stake_cents": w.stake_cents, "placed_s": a.device_time_s})
+                                "stake_cents": w.stake_cents, "placed_s": a.device_time_s,
+                                **({"by": "foreign"} if theirs else {})})
+            if theirs:
+                self.stats["foreign_wagers_settled"] = self.stats.get("foreign_wagers_settled", 0) + 1
         if self.faults.up_wager_without_press and self.up_open:
             # a wrong croupier: a Roulette player's Roulette Up wager taken with no press the device accepted
             pressed = {w.seat for w in ups}
@@ -369,6 +438,9 @@ class RouletteController(TableCroupier):
             return
         presses = [] if self.faults.up_meter_no_increment else \
             [self._press_of[w.wager_id] for w in ups if w.wager_id in self._press_of]
+        if self.faults.confirm_foreign_presses:  # a wrong dealer: the real players' refused presses too
+            foreign = set(self._attribute().foreign)
+            presses += [a for a in self.answers if a.press_id in foreign and a.accepted and a not in presses]
         done = yield from self._confirm_presses(presses)
         if done is None:
             self._say("device_timeout", {"device": self.wagering.name, "request": "confirm_wagers"})
@@ -471,7 +543,10 @@ class RouletteController(TableCroupier):
         # the probe is armed now (it presses after the lock-out command, whenever the wheel closes
         # bets: nothing is sent between the wheel's line and the lock-out); a player's late press
         # around the expected close
-        self._schedule_lockout_presses(env.now + cr.betting_window_s, UP_SPOT, [UP_SPOT] if self.up else [])
+        # (an actuator's probe is pressed by the rig's clock at offsets after the lock-out command, so
+        # it is pressed when the command is sent: the instant the wheel's line arrives)
+        self._schedule_lockout_presses(env.now + cr.betting_window_s, UP_SPOT, [UP_SPOT] if self.up else [],
+                                       probe=self.actuator is None)
         yield game.bets_closed | game.result | env.timeout(cr.spin_timeout_s)
         t_wheel = game.bets_closed.value if game.bets_closed.processed else None
         if self.faults.follow_lockout_delay_s:  # a wrong croupier: slow to follow the wheel's announcement
@@ -482,8 +557,11 @@ class RouletteController(TableCroupier):
         if self.dev.lockout_counter is not None:
             self.dev.lockout_counter.measure()
         t_close = env.now
+        if self.actuator is not None:  # the probe's actuations, at offsets after the command just sent
+            self._schedule_lockout_presses(t_close, UP_SPOT, [])
         if not game.result.processed:  # late presses arrive meanwhile; a game void already is judged at once
             yield game.result | env.timeout(cr.spin_delay_s)
+        yield from self._presses_landed(t_close)
         self._update_search()
         straights, ups = self._accept(n, t_close)
         self.stats["rounds"] += 1

@@ -30,6 +30,31 @@ CROUPIER = "croupier"
 UP_SPOTS = ("roulette-up",)
 
 
+def owed_up_presses(rv: RoundView, config) -> tuple[dict[int, Event], list[tuple[Event, str]]]:
+    """The Roulette Up presses the croupier owes an answer for, on the attribution re-derived from
+    the trace (``RoundView.owed_wager_presses``, the rule of CT-690.2e-settlement and the Blackjack
+    wager checks): accepted by the device before "no more bets", not the rig's probe, less a real
+    player's press refused "not made by the rig" (where the scenario does not settle them,
+    ``CheckConfig.foreign_presses``) or a duplicate of an actuation, each refusal held to the
+    attribution. Returns press id -> the device's ``press``, and the refusals the trace does not
+    bear out (each a finding; that press stays owed). Each owed press must be a Roulette Up wager or
+    refused on record under § 617b.4(a) or (d)."""
+    settle = config.foreign_presses == "settle"
+    return rv.owed_wager_presses(UP_SPOTS, settle), rv.press_excuses(settle)[1]
+
+
+def up_refusals(rv: RoundView) -> dict[int, Event]:
+    """press id -> the croupier's refusal of that press as a Roulette Up wager (kind ``up``)."""
+    return {r.payload["press_id"]: r for r in rv.by_croupier("wager_rejected")
+            if r.payload.get("kind") == "up" and r.payload.get("press_id") is not None}
+
+
+def up_wagers_by_press(rv: RoundView) -> dict[int, Event]:
+    """press id -> the croupier's Roulette Up wager on that press."""
+    return {w.payload["press_id"]: w for w in rv.by_croupier("wager")
+            if w.payload.get("kind") == "up" and w.payload.get("press_id") is not None}
+
+
 # --------------------------------------------------------------------------- the round's evidence
 def valid_ball(rv: RoundView) -> Event | None:
     """The wheel's ``ball_result`` of the spin the croupier validated (None: no valid spin)."""
@@ -68,7 +93,10 @@ class IlluminationAfterWagers(TableCheck):
     """§ 617b.5(d): "After all wagers have been placed, the random number generator shall be
     initiated and will select between 2 and 5 numbers". The generator's draw (the illuminator's
     own time) must follow the announcement of "no more bets" and every wager accepted in the
-    round; and no wager may be accepted after "no more bets"."""
+    round; and no wager may be accepted after "no more bets". A Roulette Up wager placed by a press
+    is placed when the wagering device stamped that press (its ``press`` report, not the croupier's
+    ``placed_s``), and every Roulette Up press the croupier owes an answer for (``owed_up_presses``:
+    a wager, even one it dropped) was placed before the draw."""
 
     id = "RX-617b.5d-after-wagers"
     section = "§ 617b.5(d)"
@@ -83,11 +111,19 @@ class IlluminationAfterWagers(TableCheck):
         self.rounds += 1
         nmb = rv.no_more_bets
         wagers = rv.by_croupier("wager")
+        pressed = {p.payload["press_id"]: _t(p) for p in rv.presses}
+        placed = {}  # wager id -> when it was placed: a pressed wager's time is the device's stamp
+        for w in wagers:
+            pid = w.payload.get("press_id")
+            placed[w.payload["wager_id"]] = pressed.get(pid, float(w.payload["placed_s"])) \
+                if pid is not None else float(w.payload["placed_s"])
+        owed = [_t(p) for p in owed_up_presses(rv, self.config)[0].values()]
         if nmb is not None:
             for w in wagers:
-                if float(w.payload["placed_s"]) >= nmb.sim_time:
-                    self.finding(rv.n, w, f"wager {w.payload['wager_id']} placed at {w.payload['placed_s']:.3f} s "
-                                 f"accepted after \"no more bets\" ({nmb.sim_time:.3f} s)")
+                if placed[w.payload["wager_id"]] >= nmb.sim_time:
+                    self.finding(rv.n, w, f"wager {w.payload['wager_id']} placed at "
+                                 f"{placed[w.payload['wager_id']]:.3f} s accepted after \"no more bets\" "
+                                 f"({nmb.sim_time:.3f} s)")
         for ev in rv.by_devices("illumination"):
             self.illuminations += 1
             t = _t(ev)
@@ -95,7 +131,7 @@ class IlluminationAfterWagers(TableCheck):
                 self.finding(rv.n, ev, f"numbers drawn at {t:.3f} s, before \"no more bets\""
                              + ("" if nmb is None else f" ({nmb.sim_time:.3f} s)"))
                 continue
-            last = max((float(w.payload["placed_s"]) for w in wagers), default=-math.inf)
+            last = max([*placed.values(), *owed], default=-math.inf)
             if t < last:
                 self.finding(rv.n, ev, f"numbers drawn at {t:.3f} s, before a wager placed at {last:.3f} s")
             gap = t - max(last, nmb.sim_time)
@@ -460,7 +496,16 @@ class UpWagerTiming(UpCheck):
     """§ 617b.4(d): "A player who has placed a Roulette wager ... may place a Roulette Up wager
     prior to the starting number for the Roulette Up streak being established." An accepted
     Roulette Up wager must come from a player with a Roulette wager in the round, while the
-    tracker is empty, before "no more bets"."""
+    tracker is empty, before "no more bets".
+
+    And the converse, on the device's press log: every Roulette Up press the wagering device
+    accepted from a player before "no more bets" (``owed_up_presses``: the attribution re-derived
+    from the trace, never the croupier's — a real player's press refused "not made by the rig" is
+    excused only where the scenario does not settle them and the trace does not match it to one of
+    the rig's actuations) is a wager the player was allowed to place, unless it is refused on record
+    for a reason § 617b.4 gives and the trace bears out: the streak had started (§ 617b.4(d)), or
+    the seat placed no Roulette wager in the round (§ 617b.4(a)). A press silently dropped is a
+    finding."""
 
     id = "RU-617b.4d-wager-timing"
     section = "§ 617b.4(a), (d)"
@@ -468,7 +513,7 @@ class UpWagerTiming(UpCheck):
 
     def __init__(self, config):
         super().__init__(config)
-        self.accepted = self.refused = 0
+        self.accepted = self.refused = self.presses = 0
 
     def observe(self, rv: RoundView) -> None:
         self.rounds += 1
@@ -476,6 +521,31 @@ class UpWagerTiming(UpCheck):
             return
         wagers = rv.by_croupier("wager")
         seats = {w.payload["seat"] for w in wagers if w.payload["kind"] == "straight"}
+        owed, wrong = owed_up_presses(rv, self.config)
+        for ev, why in wrong:
+            self.finding(rv.n, ev, why)
+        taken, refused = up_wagers_by_press(rv), up_refusals(rv)
+        for pid, press in owed.items():
+            self.presses += 1
+            seat = press.payload["seat"]
+            if pid in taken:
+                continue
+            r = refused.get(pid)
+            if r is None:
+                self.finding(rv.n, press, f"Roulette Up press {pid} (seat {seat}) accepted by the device before "
+                             "\"no more bets\" is neither a wager nor refused on record (dropped)")
+                continue
+            reason = str(r.payload.get("reason"))
+            if "617b.4(d)" in reason:
+                if not self.numbers:
+                    self.finding(rv.n, r, f"press {pid} refused as after the starting number (§ 617b.4(d)); "
+                                 "the streak tracker was empty")
+            elif "617b.4(a)" in reason:
+                if seat in seats:
+                    self.finding(rv.n, r, f"press {pid} refused as by a player without a Roulette wager "
+                                 f"(§ 617b.4(a)); seat {seat} placed one this round")
+            else:
+                self.finding(rv.n, r, f"press {pid} refused ({reason}): not a reason § 617b.4(a), (d) gives")
         nmb = rv.no_more_bets
         for w in wagers:
             p = w.payload
@@ -495,12 +565,15 @@ class UpWagerTiming(UpCheck):
 
     def verdict(self):
         m = [Measurement("up_wagers_accepted", self.accepted, "wagers"),
-             Measurement("up_wagers_refused", self.refused, "wagers")]
+             Measurement("up_wagers_refused", self.refused, "wagers"),
+             Measurement("up_presses_owed", self.presses, "presses")]
         if self.failed:
-            return "fail", f"{self._findings_total} Roulette Up wager(s) accepted out of time", m
+            return "fail", (f"{self._findings_total} Roulette Up wager(s) accepted out of time or press(es) "
+                            "refused or dropped against § 617b.4(a), (d)"), m
         if not self.accepted:
             return "indeterminate", "no Roulette Up wager in the trace", m
-        return "pass", f"{self.accepted} accepted before their starting number; {self.refused} refused", m
+        return "pass", (f"{self.accepted} accepted before their starting number; {self.refused} refused; "
+                        f"all {self.presses} presses owed a wager or a refusal answered"), m
 
 
 class UpSettlement(UpCheck):
@@ -576,7 +649,11 @@ class ProgressiveMeter(UpCheck):
     progressive wager), its "Incrementation" and its "Reserve Rate"; § 617b.4(c): the meter is
     the progressive table game system's. The system's declared meter (``device_info``) must be
     that row's, for the paytable and progressive wager the table declares (the regulation's rows,
-    ``rules.roulette_up``, never the croupier's figures). Then, from the system's own reports:
+    ``rules.roulette_up``, never the croupier's figures). The presses are judged on the
+    attribution re-derived from the trace (``owed_up_presses``): a press refused as a real player's
+    ("not made by the rig") or a duplicate is no wager, and an increment for it is one for no wager;
+    a press the croupier owes an answer for that is neither a wager nor refused on record lacks its
+    increment. Then, from the system's own reports:
     the meter starts at the seed; each Roulette Up wager of a played round — a press the device
     accepted from a player before "no more bets" that the croupier took as a wager — increments it
     once, exactly (fractions of a cent carried), and nothing else does (a late press, the rig's
@@ -666,8 +743,17 @@ class ProgressiveMeter(UpCheck):
             self._adopt(r.payload.get("meters") or [])
         # the wagers that feed the meter: the croupier's Roulette Up wagers of a played round whose
         # press the device accepted from a player before "no more bets" (RoundView.wager_presses)
-        presses = rv.wager_presses(UP_SPOTS)
+        presses, wrong = owed_up_presses(rv, self.config)
+        for ev, why in wrong:
+            self.finding(rv.n, ev, why)
         ups = [w for w in rv.by_croupier("wager") if w.payload["kind"] == "up"]
+        if rv.settled:  # a played round: an owed press neither a wager nor refused lacks its increment
+            taken, refused = up_wagers_by_press(rv), up_refusals(rv)
+            for pid, press in presses.items():
+                if pid not in taken and pid not in refused:
+                    self.finding(rv.n, press, f"press {pid} (seat {press.payload['seat']}), accepted before \"no "
+                                 "more bets\", is neither a Roulette Up wager nor refused: the meter lacks its "
+                                 "increment")
         feed = {w.payload["press_id"]: (w, presses[w.payload["press_id"]]) for w in ups
                 if rv.settled and w.payload.get("press_id") in presses}
         incremented: set[int] = set()
