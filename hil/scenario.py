@@ -124,8 +124,9 @@ class CroupierFaults(pydantic.BaseModel):
     settle_late_presses: bool = False
     #: drops a press the rig did not make (a real player's) without settling or refusing it
     ignore_foreign_presses: bool = False
-    #: a card table's dealer confirms to the progressive system the presses it refused as not made
-    #: by the rig (a real player's), so the meters grow from presses that are no wager (§ 633b.17(h))
+    #: a card (or Roulette) table's dealer confirms to the progressive system the presses it refused as
+    #: not made by the rig (a real player's), so the meters grow from presses that are no wager
+    #: (§ 633b.17(h), § 617b.4(h)(2))
     confirm_foreign_presses: bool = False
     payout_error_cents: int = 0  # added to every winning payment (§ 690.4)
     ignore_top_slot: bool = False  # settles without the Top Slot multiplier (§ 690.3(c)(1))
