@@ -61,6 +61,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--foreign-seats", type=lambda t: tuple(int(x) for x in t.split(",")), default=(1,))
     p.add_argument("--no-seat-registers", action="store_true",
                    help="the wagering device has no per-seat display registers (input 11-122)")
+    p.add_argument("--max-connections", type=int, default=None,
+                   help="each device serves at most this many Modbus TCP clients at once (many embedded devices: 1)")
     p.add_argument("--relay-outputs", type=int, default=80)
     p.add_argument("--relay-operate-ms", type=float, default=0.0)
     p.add_argument("--relay-operate-jitter-ms", type=float, default=0.0)
@@ -128,7 +130,7 @@ async def run(args: argparse.Namespace) -> int:
     servers, urls = [], {}
     try:
         for role in ROLES:
-            server, port = await serve(devices[role], "127.0.0.1", 0, args.unit)
+            server, port = await serve(devices[role], "127.0.0.1", 0, args.unit, args.max_connections)
             servers.append(server)
             urls[role] = f"tcp://127.0.0.1:{port}"
         for role in ROLES:

@@ -148,11 +148,34 @@ class WordImage:
         return [self.words.get(a, 0) for a in range(address, address + count)]
 
 
-async def serve(device: RegisterDevice, host: str = "127.0.0.1", port: int = 0, unit: int = 1
-                ) -> tuple[ModbusTcpServer, int]:
+class LimitedTcpServer(ModbusTcpServer):
+    """A Modbus TCP server that, like many embedded devices, serves at most ``max_connections``
+    clients at once: a connection beyond them is accepted and closed at once."""
+
+    def __init__(self, *args, max_connections: int | None = None, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.max_connections = max_connections
+        self.refused_connections = 0
+
+    def callback_new_connection(self):
+        handler = super().callback_new_connection()
+        if self.max_connections is not None and len(self.active_connections) >= self.max_connections:
+            made = handler.connection_made
+
+            def refuse(transport) -> None:
+                self.refused_connections += 1
+                made(transport)
+                transport.close()
+
+            handler.connection_made = refuse  # type: ignore[method-assign]
+        return handler
+
+
+async def serve(device: RegisterDevice, host: str = "127.0.0.1", port: int = 0, unit: int = 1,
+                max_connections: int | None = None) -> tuple[ModbusTcpServer, int]:
     """Start ``device`` on ``host:port`` (0: any free port); returns the server and its port."""
-    server = ModbusTcpServer(device.sim_device(unit), address=(host, port),
-                             custom_pdu=[StrictWriteSingleCoilRequest])
+    server = LimitedTcpServer(device.sim_device(unit), address=(host, port),
+                              custom_pdu=[StrictWriteSingleCoilRequest], max_connections=max_connections)
     await server.serve_forever(background=True)
     sock = server.transport.sockets[0]  # type: ignore[union-attr]
     return server, sock.getsockname()[1]
