@@ -525,10 +525,11 @@ class UpWagerTiming(UpCheck):
         for ev, why in wrong:
             self.finding(rv.n, ev, why)
         taken, refused = up_wagers_by_press(rv), up_refusals(rv)
+        misattributed = {ev.payload["press_id"] for ev, _why in wrong}  # their finding is made
         for pid, press in owed.items():
             self.presses += 1
             seat = press.payload["seat"]
-            if pid in taken:
+            if pid in taken or pid in misattributed:
                 continue
             r = refused.get(pid)
             if r is None:
@@ -749,8 +750,9 @@ class ProgressiveMeter(UpCheck):
         ups = [w for w in rv.by_croupier("wager") if w.payload["kind"] == "up"]
         if rv.settled:  # a played round: an owed press neither a wager nor refused lacks its increment
             taken, refused = up_wagers_by_press(rv), up_refusals(rv)
+            misattributed = {ev.payload["press_id"] for ev, _why in wrong}  # their finding is made
             for pid, press in presses.items():
-                if pid not in taken and pid not in refused:
+                if pid not in taken and pid not in refused and pid not in misattributed:
                     self.finding(rv.n, press, f"press {pid} (seat {press.payload['seat']}), accepted before \"no "
                                  "more bets\", is neither a Roulette Up wager nor refused: the meter lacks its "
                                  "increment")

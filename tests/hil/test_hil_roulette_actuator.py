@@ -200,3 +200,20 @@ def test_a_system_whose_buttons_wager_another_stake_than_the_table_is_refused(tm
         run_scenario(sc, load_bench(), load_rules(), tmp_path)
     assert exc.value.kind == "mismatch"
     assert "seat buttons wager [500] cents" in str(exc.value) and "progressive_stake_cents" in str(exc.value)
+
+
+def test_a_real_player_s_press_refused_where_the_scenario_settles_them_is_a_finding(tmp_path, monkeypatch):
+    """The checks know the scenario's policy (``CheckConfig.foreign_presses``, recorded in the trace):
+    where real players' presses are to be settled, a refusal "not made by the rig" excuses nothing."""
+    import dataclasses
+
+    import hil.runner
+
+    real = hil.runner.check_config
+    monkeypatch.setattr(hil.runner, "check_config", lambda sc: dataclasses.replace(real(sc), foreign_presses="settle"))
+    result, events = run(tmp_path, wagering=FOREIGN)  # the croupier refuses them (the default)
+    assert [r for r in of(events, "wager_rejected", "croupier") if r.get("reason") == "not made by the rig"]
+    v = verdicts(result)
+    assert v["RU-617b.4d-wager-timing"] == v["RU-617b.4h2-meter"] == "fail"
+    timing = next(c for c in result["checks"] if c["id"] == "RU-617b.4d-wager-timing")
+    assert all("the scenario settles real players' presses" in f["message"] for f in timing["findings"])
