@@ -305,7 +305,8 @@ class RouletteController(TableCroupier):
         p = getattr(self.actuator, "params", None)
         lead = float(getattr(p, "contact_delay_s", 0.0)) + float(getattr(p, "contact_jitter_s", 0.0))
         wp = getattr(self.wagering, "params", None)
-        answer = float(getattr(wp, "answer_delay_s", 0.0) or 0.0) + float(getattr(self.wagering, "poll_period_s", 0.0) or 0.0)
+        answer = float(getattr(wp, "answer_delay_s", 0.0) or 0.0) \
+            + float(getattr(self.wagering, "poll_period_s", 0.0) or 0.0)
         until = t_lock + self.sc.lockout.budget_s + 2 * lead + self.actuator.match_window_s + answer + 0.05
         if self.env.now < until:
             yield self.env.timeout(until - self.env.now)
