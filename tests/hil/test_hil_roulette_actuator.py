@@ -217,3 +217,22 @@ def test_a_real_player_s_press_refused_where_the_scenario_settles_them_is_a_find
     assert v["RU-617b.4d-wager-timing"] == v["RU-617b.4h2-meter"] == "fail"
     timing = next(c for c in result["checks"] if c["id"] == "RU-617b.4d-wager-timing")
     assert all("the scenario settles real players' presses" in f["message"] for f in timing["findings"])
+
+
+def test_a_table_wired_with_the_roulette_up_buttons_only_is_probed_by_the_sentinel_alone(tmp_path):
+    """A Roulette table's system has one Roulette Up button per seat: the bench's ``buttons`` table
+    wires those only; the players press them, the probe seat's single button takes the sentinel at
+    the budget each round, and no other button of the system is ever pressed."""
+    buttons = ", ".join(f'"{seat}:roulette-up": {seat - 1}' for seat in (1, 2, 3, 4, 5, 6, 7))
+    t = text(rounds=5).replace("contact_jitter_s: 0.0001}", f"contact_jitter_s: 0.0001, buttons: {{{buttons}}}}}")
+    result = run_scenario(parse_scenario(t, "t.yaml"), load_bench(), load_rules(), tmp_path)
+    assert result["error"] is None, result["error"]
+    with TraceReader(tmp_path / result["trace"]) as r:
+        events = [e for e in r.events() if e.round >= 1]
+    probes = of(events, "lockout_probe", "croupier")
+    assert len(probes) == 5 and all(p["presses_capped_to"] == 0 and p["offsets_s"] == [0.01] for p in probes)
+    acts = of(events, "actuation", "actuator")
+    assert {a["spot"] for a in acts} == {"roulette-up"} and {a["coil"] for a in acts} <= set(range(7))
+    assert [w for w in of(events, "wager", "croupier") if w["kind"] == "up"]
+    v = verdicts(result)
+    assert all(v[c] == "pass" for c in UP_CHECKS), v
