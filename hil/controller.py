@@ -291,6 +291,7 @@ class TableCroupier:
                 act = by_id[aid]
                 self._say("actuation_lost", {"actuation_id": aid, "seat": act.seat, "spot": act.spot,
                                              "purpose": act.purpose, "coil": act.coil})
+            self._check_contact_delay(att, by_id, answers)
             self.stats["actuations_lost"] = self.stats.get("actuations_lost", 0) + len(att.lost)
             self.stats["duplicate_presses"] = self.stats.get("duplicate_presses", 0) + len(att.duplicates)
         answers = {a.press_id: a for a in self.answers}
@@ -303,6 +304,34 @@ class TableCroupier:
             self.stats["foreign_presses"] = self.stats.get("foreign_presses", 0) + len(att.foreign)
         self._attribution = att
         return att
+
+    def _check_contact_delay(self, att: Attribution, by_id: dict, answers: dict) -> None:
+        """The device stamps each press at its contact's closing, on the clock it is mapped with
+        (docs/wire/actuator.md, "Timing and its uncertainty"): an entry matched to an actuation but
+        stamped outside that actuation's closing bracket by more than the clock map's uncertainty
+        means the bench's ``contact_delay_s`` is not the contact's real delay. One ``wire_fault``
+        (kind ``contact_delay``) per round, from the actuator, naming the delay measured; the
+        lock-out check then judges on the device's stamps and never passes (CT-lockout)."""
+        u = self._clock_uncertainty_s() + 1e-9
+        past = []
+        for pid, aid in att.matched.items():
+            act, t = by_id[aid], answers[pid].device_time_s
+            if t > act.closed_hi_s + u:
+                past.append(t - act.closed_hi_s)
+            elif t < act.closed_lo_s - u:
+                past.append(t - act.closed_lo_s)
+        if not past:
+            return
+        past.sort()
+        med = past[len(past) // 2]
+        declared = float(getattr(getattr(self.actuator, "params", None), "contact_delay_s", 0.0))
+        self.trace.record(getattr(self.actuator, "name", "actuator"), "wire_fault", {
+            "kind": "contact_delay", "measured_delay_s": round(declared + med, 9), "declared_delay_s": declared,
+            "presses": len(past),
+            "detail": (f"{len(past)} of {len(att.matched)} press-log entries stamped {med * 1e3:+.3f} ms (median; "
+                       f"{past[0] * 1e3:+.3f} to {past[-1] * 1e3:+.3f}) outside their actuation's closing bracket: "
+                       f"the contacts close about {(declared + med) * 1e3:.3f} ms after the output is set, the bench "
+                       f"declares contact_delay_s = {declared * 1e3:.3f} ms (docs/wire/actuator.md)")})
 
     def _player_presses(self, t_no_more_bets: float, spots: Sequence[str] | None = None) -> list[PressAnswer]:
         """The one path from an accepted press to a wager, for every table (§ 690.2(a),

@@ -760,9 +760,16 @@ class Lockout(Check):
     device must take effect within the scenario's latency budget.
 
     The latency of each round is bracketed by the rig's probe presses: the last accepted and
-    the first rejected press after the command. A lock-out counter's reading (an independent
-    edge-to-edge figure) is judged with its own uncertainty: over the budget by more than it is a
-    violation, straddling the budget at best indeterminate, never a pass."""
+    the first rejected press after the command. Each press's offset after the command is the
+    device's own (its press stamp less its lock-out command stamp, both on its clock: immune to
+    the relay and the link), cross-checked against the rig's independent bracket of the press (its
+    actuator's closing) and of the command (the write's round trip) and intersected with it. A
+    device stamp outside the rig's bracket by more than the clock map's uncertainty means the
+    bench's declared contact delay (or the device's clock) is wrong: the round is judged on the
+    device's stamps alone, the delay measured is reported, and the check is then never a pass
+    (docs/wire/actuator.md, "Timing and its uncertainty"). A lock-out counter's reading (an
+    independent edge-to-edge figure) is judged with its own uncertainty: over the budget by more
+    than it is a violation, straddling the budget at best indeterminate, never a pass."""
 
     id = "CT-lockout"
     section = "§ 690.2(a)"
@@ -779,6 +786,13 @@ class Lockout(Check):
         self.counter_u: list[float] = []  # each reading's uncertainty (its half-width, s)
         self.counter_straddle = 0  # readings whose bracket straddles the budget
         self.actuation_u = 0.0  # the largest half-width of an actuator press's closing bracket (s)
+        #: the device's press stamps outside the rig's brackets of their actuations: (round, press id,
+        #: how far past the bracket, s: > 0 late — an undeclared contact delay — < 0 early)
+        self.stamp_excess: list[tuple[int, int, float]] = []
+        #: rounds whose lock-out command stamp lies outside the command write's round trip: (round, s)
+        self.command_excess: list[tuple[int, float]] = []
+        self.unverified: set[int] = set()  # rounds judged on the device's stamps alone
+        self.verified_presses = 0  # probe presses whose device stamp agrees with the rig's bracket
 
     def observe(self, rv: RoundView) -> None:
         self.rounds += 1
@@ -823,27 +837,62 @@ class Lockout(Check):
 
     def _offsets(self, rv: RoundView, cmd) -> list[tuple[float, float, object]]:
         """Each press at or after the lock-out command, with its offset after the command as a
-        bracket (s): a press the rig's actuator made, from its closing bracket and the command's
-        (``command_lo_s`` / ``command_hi_s``, the command write's round trip; else the device's
-        time ± its clock uncertainty) — docs/wire/actuator.md, "Timing and its uncertainty"; any other
-        press, from the device's own timestamps (a point). Sorted by the lower end."""
+        bracket (s). The device's offset is its press stamp less its command stamp (one clock when
+        the command is the device's own ``lockout_command``: a point; else the
+        two clock maps' uncertainties). A press the rig's actuator made also has the rig's bracket,
+        from its closing bracket and the command's (``command_lo_s`` / ``command_hi_s``, the
+        command write's round trip; else the device's time ± its clock uncertainty) —
+        docs/wire/actuator.md, "Timing and its uncertainty": where the device's stamps lie inside
+        the rig's brackets (± the clock map's uncertainty) the offset is the intersection of the
+        two; where one does not, the excess is recorded (``stamp_excess`` / ``command_excess``), the
+        round is judged on the device's offset alone and marked ``unverified``. Any other press:
+        the device's offset. Sorted by the lower end."""
         t_cmd = _t(cmd)
         u = rv.clock_uncertainty_s.get(cmd.device, 0.0)
         c_lo = float(cmd.payload.get("command_lo_s", t_cmd - u))
         c_hi = float(cmd.payload.get("command_hi_s", t_cmd + u))
+        cmd_ok = True
+        if "command_lo_s" in cmd.payload:
+            past = t_cmd - (c_hi + u) if t_cmd > c_hi + u else (t_cmd - (c_lo - u) if t_cmd < c_lo - u else 0.0)
+            if abs(past) > TIME_RESOLUTION_S:
+                cmd_ok = False
+                self.command_excess.append((rv.n, past))
         by_act = {e.payload["actuation_id"]: e for e in rv.actuations}
         matched = rv.attribution.matched if rv.actuations else {}
         out = []
         for p in rv.presses:
             aid = matched.get(p.payload.get("press_id"))
+            d = _t(p) - t_cmd
+            e = TIME_RESOLUTION_S  # one clock: the map's offset cancels (its rate error over ms is ns)
+            if p.device != cmd.device:  # two clocks: each map's uncertainty
+                e += rv.clock_uncertainty_s.get(p.device, 0.0) + u
+            dev = (d - e, d + e)
             if aid is not None:
                 a = by_act[aid].payload
-                o_lo, o_hi = float(a["closed_lo_s"]) - c_hi, float(a["closed_hi_s"]) - c_lo
                 self.actuation_u = max(self.actuation_u, float(a.get("uncertainty_s", 0.0)))
-                if o_hi >= 0:
-                    out.append((max(o_lo, 0.0), o_hi, p))
-            elif _t(p) >= t_cmd:
-                out.append((_t(p) - t_cmd, _t(p) - t_cmd, p))
+                if d + e < 0 and float(a["closed_hi_s"]) - c_lo < 0:
+                    continue  # before the command by both accounts
+                up = rv.clock_uncertainty_s.get(p.device, 0.0) + TIME_RESOLUTION_S
+                lo_b, hi_b = float(a["closed_lo_s"]) - up, float(a["closed_hi_s"]) + up
+                past = _t(p) - hi_b if _t(p) > hi_b else (_t(p) - lo_b if _t(p) < lo_b else 0.0)
+                rig = (float(a["closed_lo_s"]) - c_hi, float(a["closed_hi_s"]) - c_lo)
+                lo, hi = max(rig[0], dev[0]), min(rig[1], dev[1])
+                if not past and cmd_ok and lo > hi:  # each stamp near its bracket, their difference outside the rig's
+                    past = d - rig[1] if d > rig[1] else d - rig[0]
+                if past or not cmd_ok:
+                    if past:
+                        self.stamp_excess.append((rv.n, int(p.payload.get("press_id", -1)), past))
+                    self.unverified.add(rv.n)
+                    lo, hi = dev
+                else:
+                    self.verified_presses += 1
+            elif d + e >= 0:
+                lo, hi = dev
+            else:
+                continue
+            out.append((max(lo, 0.0), max(hi, 0.0), p))
+        if not cmd_ok and out:
+            self.unverified.add(rv.n)
         return sorted(out, key=lambda x: (x[0], x[1]))
 
     def verdict(self):
@@ -865,8 +914,22 @@ class Lockout(Check):
             m += [Measurement("lockout_latency_counter_max", worst, "s", (worst - u, worst + u), limit=f"<= {budget} s"),
                   Measurement("lockout_latency_counter_median", statistics.median(self.counter), "s"),
                   Measurement("counter_uncertainty_max", max(self.counter_u), "s")]
+        if self.verified_presses:
+            m.append(Measurement("presses_verified", self.verified_presses, "presses"))
+        if self.stamp_excess:
+            late = sorted(x for _, _, x in self.stamp_excess)
+            med = statistics.median(late)
+            m += [Measurement("press_stamp_past_bracket_median", med, "s", (late[0], late[-1])),
+                  Measurement("presses_outside_bracket", len(late), "presses")]
+        if self.command_excess:
+            m.append(Measurement("command_stamp_past_bracket_max", max((x for _, x in self.command_excess), key=abs),
+                                 "s"))
+        if self.unverified:
+            m.append(Measurement("rounds_unverified", len(self.unverified), "rounds"))
         if self.failed:
             return "fail", f"{self._findings_total} lock-out violation(s)", m
+        if self.unverified:
+            return "indeterminate", self._unverified_summary(), m
         if self.counter_straddle:
             return ("indeterminate", f"{self.counter_straddle} lock-out counter reading(s) within their uncertainty "
                     f"of the {budget * 1e3:.3f} ms budget (the bracket straddles it): not provably within it", m)
@@ -878,6 +941,28 @@ class Lockout(Check):
                     "refine its step)", m)
         return "pass", (f"lock-out took effect within the {budget * 1e3:.3f} ms budget in all {len(self.upper)} "
                         f"rounds; worst latency in [{max(self.lower) * 1e3:.3f}, {max(self.upper) * 1e3:.3f}] ms"), m
+
+    def _unverified_summary(self) -> str:
+        """Why the rounds judged on the device's stamps alone cannot pass: the delay measured."""
+        parts = []
+        if self.stamp_excess:
+            late = sorted(x for _, _, x in self.stamp_excess)
+            med = statistics.median(late)
+            delay = float((self.bench.info.get("actuator") or {}).get("contact_delay_s", 0.0))
+            way = "after" if med > 0 else "before"
+            parts.append(f"{len(late)} press stamp(s) of the device lie {way} the rig's bracket of their actuation "
+                         f"(median {abs(med) * 1e3:.3f} ms, {late[0] * 1e3:.3f} to {late[-1] * 1e3:.3f} ms): the "
+                         f"bench's contact_delay_s ({delay * 1e3:.3f} ms) is wrong — the contacts close about "
+                         f"{(delay + med) * 1e3:.3f} ms after the output is set (declare it, or the device's clock "
+                         "is not the one it stamps its presses with)")
+        if self.command_excess:
+            worst = max((x for _, x in self.command_excess), key=abs)
+            parts.append(f"the device's lock-out command stamp lies {worst * 1e3:+.3f} ms outside the command "
+                         f"write's round trip in {len(self.command_excess)} round(s)")
+        hi = f"; by the device's own stamps the worst latency is in [{max(self.lower) * 1e3:.3f}, " \
+             f"{max(self.upper) * 1e3:.3f}] ms" if self.upper else ""
+        return (f"{len(self.unverified)} round(s) not verified by the rig: " + "; ".join(parts) + hi +
+                " — not a pass on the device's word alone")
 
 
 class SectionUniformity(Check):

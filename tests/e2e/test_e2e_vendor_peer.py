@@ -273,6 +273,23 @@ def test_rig_runs_normal_play_on_vendor_devices(tmp_path):
     assert_top_slot_starts_match_truth(trace, peer["truth"])
 
 
+def test_a_device_serving_one_modbus_tcp_client_at_a_time_gets_one_shared_connection(tmp_path):
+    """GAPS.md B10: every vendor device serves one Modbus TCP client at a time (``--max-connections
+    1``: a connection beyond it is accepted and closed at once). The rig finds it at connect — its
+    poller's connection dropped while the command connection answers — and shares the one
+    connection for commands and polls (``shared_link`` in each ``device_info``): no reconnect, no
+    wire fault, every round settled, pressed through the relay module."""
+    with vendor_peer(tmp_path, "--max-connections", "1") as peer:
+        proc, trace = run_scenario(tmp_path, write_bench(tmp_path, peer, actuator=True))
+    assert proc.returncode == 0, _verdict_lines(proc)
+    assert_every_round_settled(trace)
+    assert_results_are_the_devices(trace, peer["truth"])
+    for device in ("wheel", "top_slot", "wagering"):
+        (_, info), = events(trace, device, "device_info")
+        assert "one Modbus TCP connection at a time" in info.get("shared_link", ""), (device, info)
+        assert not events(trace, device, "wire_reconnected") and not events(trace, device, "wire_fault"), device
+
+
 @pytest.mark.xfail(not (_bench_knows("max_clock_drift_ppm") and _modbus_actuator_ready()), strict=True,
                    reason="issue 12 §§ 2-3 (H2, H3): the bench cannot declare a device's maximum clock drift, "
                           "or has no Modbus actuator, yet")
@@ -387,18 +404,15 @@ def test_lockout_bracket_holds_the_true_latency_in_real_time(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(_modbus_actuator_ready(), strict=True,
-                   reason="GAPS.md B9: a relay operate time the bench does not declare shifts every probe "
-                          "press; the rig's latency bracket then excludes the device's true latency and CT-lockout "
-                          "PASSES a device over the budget, although the device's own press and lock-out "
-                          "timestamps show it")
 def test_relay_operate_time_does_not_hide_a_slow_lockout(tmp_path):
     """A relay module whose contacts close 25 ms after the output is set (a slow power relay; the
     bench keeps the default ``contact_delay_s = 0`` and allows entries 30 ms after the closing,
     ``match_window_s``) on a device whose lock-out takes ≈ 16–18 ms: the latency bracket the rig
     reports must still hold the true latency (the device stamps each press at its contact's
     closing, on the clock it stamps the lock-out with). The shift (25 ms) is far above the
-    brackets' widths, so the outcome does not depend on the machine's load."""
+    brackets' widths, so the outcome does not depend on the machine's load. The rig judges on the
+    device's own stamps (press less lock-out command, one clock), finds them outside its brackets
+    and says so: never a pass, the delay measured (GAPS.md B9)."""
     with vendor_peer(tmp_path, "--lockout-processing-ms", "16", "--relay-operate-ms", "25", *REAL_TIME) as peer:
         proc, trace = run_scenario(tmp_path, write_bench(tmp_path, peer, actuator=True,
                                                          actuator_fields={"match_window_s": 0.030}),
@@ -409,6 +423,35 @@ def test_relay_operate_time_does_not_hide_a_slow_lockout(tmp_path):
     lo, hi = _measurement(lockout, "lockout_latency_max")["bracket"]
     assert lockout["verdict"] != "pass", ("a PASS on a device over the budget", lo, true_max, hi)
     assert lo <= true_max <= hi, (lo, true_max, hi, lockout["verdict"])
+    # the device's press stamps sit ≈ 25 ms after the rig's brackets: the undeclared delay is
+    # measured, named in the verdict and recorded as a wire fault of the actuator (the run not MET)
+    assert lockout["verdict"] == "indeterminate" and "contact_delay_s (0.000 ms) is wrong" in lockout["summary"]
+    late = _measurement(lockout, "press_stamp_past_bracket_median")["value"]
+    assert 0.020 < late < 0.026, late
+    faults = [e for _, e in events(trace, "actuator", "wire_fault") if e["kind"] == "contact_delay"]
+    assert faults and all(0.020 < f["measured_delay_s"] < 0.026 for f in faults), faults
+    assert proc.returncode == 1, _verdict_lines(proc)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("processing_ms, verdict", [("2.8", "pass"), ("16", "fail")])
+def test_lockout_through_a_declared_relay_delay_is_judged(tmp_path, processing_ms, verdict):
+    """The same 8 ± 1 ms relay, declared on the bench (``contact_delay_s`` / ``contact_jitter_s``):
+    the device's press stamps lie inside the rig's brackets of their actuations (no
+    ``contact_delay`` fault, every probe press verified), and CT-lockout passes a healthy device
+    (≈ 3–5 ms) and fails a slow one (≈ 18 ms against the 10 ms budget), time scale 1, one round."""
+    with vendor_peer(tmp_path, "--lockout-processing-ms", processing_ms, "--relay-operate-ms", "8",
+                     "--relay-operate-jitter-ms", "1", *REAL_TIME) as peer:
+        proc, trace = run_scenario(tmp_path, write_bench(tmp_path, peer, actuator=True, actuator_fields={
+            "contact_delay_s": 0.008, "contact_jitter_s": 0.001}), rounds=1, betting_window_s=2.0)
+    lockout = _check(trace, "CT-lockout")
+    assert not [e for _, e in events(trace, "actuator", "wire_fault")], _verdict_lines(proc)
+    assert lockout["verdict"] == verdict, lockout
+    assert _measurement(lockout, "presses_verified")["value"] >= 4, lockout
+    true_max = max(lo["effective_s"] - lo["command_s"] for lo in peer["truth"]["lockouts"])
+    lo, hi = _measurement(lockout, "lockout_latency_max")["bracket"]
+    assert lo <= true_max <= hi, (lo, true_max, hi)
+    assert proc.returncode == (0 if verdict == "pass" else 1), _verdict_lines(proc)
 
 
 @pytest.mark.slow
