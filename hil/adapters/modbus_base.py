@@ -161,8 +161,32 @@ class ModbusAdapterBase(DeviceClockTracking):
             await self.cmd.connect()
         if not self.poller.connected:
             await self.poller.connect()
+        if self.poller is not self.cmd:
+            await self._second_connection_served()
         samples = [ClockSample.of(self.env, *await self._read_clock(self.cmd)) for _ in range(CLOCK_SAMPLES)]
         return self._clock_started(samples, f"{self.name} at {self.url}")
+
+    async def _second_connection_served(self) -> None:
+        """Many embedded devices serve one Modbus TCP client at a time: one read on each link at
+        connect; a device that drops the poller's connection while it answers the command link
+        gets one shared connection for commands and polls, as over RTU (``shared_link`` in
+        ``device_info``: docs/wire/README.md, "Modbus semantics"). A device that answers neither is
+        unreachable (the command link's error)."""
+        p = self.map.point("device_clock_ns")
+        try:
+            await self.poller.read(p.table, p.address, p.span)
+            return
+        except WireError as exc:
+            if exc.kind == "exception_response":
+                return  # the device answered on it: the connection is served
+            refused = exc.detail
+        await self.cmd.read(p.table, p.address, p.span)  # raises if the device answers no connection at all
+        self.poller.close()
+        self.poller = self.cmd
+        self.shared_link = (f"the device served one Modbus TCP connection at a time (the second one: {refused}): "
+                            "commands and polls share one connection")
+
+    shared_link: str | None = None
 
     async def _clock_due(self) -> None:
         """Read ``device_clock_ns`` when no poll carried it for ``CLOCK_READ_PERIOD_S``."""
@@ -230,7 +254,7 @@ class ModbusAdapterBase(DeviceClockTracking):
             raise
         info = self.clock_info()
         self.io.run(self._start_polling(), timeout_s=5)
-        return {"url": self.url, **info}
+        return {"url": self.url, **info, **({"shared_link": self.shared_link} if self.shared_link else {})}
 
 
     def close(self) -> None:
