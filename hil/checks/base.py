@@ -129,7 +129,8 @@ class RoundView:
     refunds: list[Event] = field(default_factory=list)
     end: Event | None = None
     #: device -> the uncertainty of its clock map into the rig's time (s), as its adapter declared it
-    #: (``device_info`` / ``wire_reconnected``: ``clock_uncertainty_s``); set by ``run_checks``
+    #: (``device_info`` / ``clock_estimate`` / ``wire_reconnected``: ``clock_uncertainty_s``, the largest
+    #: in force during the round: docs/wire/clock.md); set by ``run_checks``
     clock_uncertainty_s: dict[str, float] = field(default_factory=dict, repr=False)
     #: results derived once per round and shared by the checks (e.g. the bonus-game replay,
     #: ``hil.checks.bonus.replay_bonus``), keyed by what derived them
