@@ -66,13 +66,18 @@ class Wiring:
     coils: dict[tuple[int, str], int]  # (seat, spot) -> coil
 
     @classmethod
-    def of(cls, spots: Sequence[str], seats: int, buttons: dict[str, int] | None) -> Wiring:
-        """The default wiring of ``seats`` seats over ``spots``, or the ``buttons`` table. A bad key,
-        an unknown spot or two buttons on one coil raise ``ValueError`` naming the key."""
+    def of(cls, spots: Sequence[str], seats: int, buttons: dict[str, int] | None,
+           table_spots: Sequence[str] | None = None) -> Wiring:
+        """The default wiring of ``seats`` seats over ``spots``, or the ``buttons`` table. The
+        default wires only ``table_spots`` where given (the buttons the table's terminals have: a
+        Crazy Time terminal has no ``roulette-up``), at the same coils (the formula's *S* stays the
+        enum's size). A bad key, an unknown spot or two buttons on one coil raise ``ValueError``
+        naming the key."""
         spots = tuple(spots)
         if buttons is None:
+            own = set(spots if table_spots is None else table_spots)
             return cls(spots, {(seat, spot): (seat - 1) * len(spots) + k
-                               for seat in range(1, seats + 1) for k, spot in enumerate(spots)})
+                               for seat in range(1, seats + 1) for k, spot in enumerate(spots) if spot in own})
         coils: dict[tuple[int, str], int] = {}
         owner: dict[int, str] = {}
         for key, coil in buttons.items():

@@ -75,6 +75,9 @@ ACTUATOR = "actuator"
 #: the fields of ``[devices.actuator]`` (``devices.actuator.ActuatorParams``), for every kind
 ACTUATOR_FIELDS = tuple(f.name for f in dataclasses.fields(ActuatorParams))
 #: a game's wagering role: the device whose seat buttons the actuator presses, and its spot enum
+#: the buttons a terminal of the table has, where fewer than its device's spot enum: the default
+#: wiring wires only these (docs/wire/actuator.md, "Default wiring")
+TABLE_SPOTS = {"crazy-time": tuple(s for s in WAGERING_SPOTS if s != "roulette-up")}
 WAGERING_ROLE = {"crazy-time": ("wagering", WAGERING_SPOTS), "roulette": ("roulette_wagering", None),
                  "blackjack": ("progressive", PROGRESSIVE_SPOTS)}
 
@@ -355,9 +358,13 @@ def _refused_at_connect(role: str, dev: DeviceConfig):
         where = dev.url + (f" (control {dev.control})" if dev.control else "")
         unreachable = (OSError, TimeoutError, concurrent.futures.TimeoutError, StubControlError, WireError,
                        SerialWireError)
+        # a device that answered (a Modbus exception response) was reached: its connect sequence failed
+        answered = isinstance(exc, WireError) and exc.kind == "exception_response"
+        reached = isinstance(exc, unreachable) and not answered
         what = ("could not be reached or configured" if isinstance(exc, StubControlError)
-                else "could not be reached" if isinstance(exc, unreachable) else "failed at connect")
-        raise BenchRefused("unreachable" if isinstance(exc, unreachable) else "connect", role,
+                else "could not be reached" if reached
+                else "answered its connect sequence with an exception" if answered else "failed at connect")
+        raise BenchRefused("unreachable" if reached else "connect", role,
                            f"devices.{role}: the {dev.kind} device at {where} {what}: "
                            f"{str(exc) or type(exc).__name__}") from None
 
@@ -474,7 +481,8 @@ def _build_actuator(env, bench: LoadedBench, override: dict[str, Any], built: Bu
         spots = PROGRESSIVE_SPOTS if hasattr(target, "confirm_wagers") else WAGERING_SPOTS
     p = sim_params(ACTUATOR, dev.actuator_fields(), override)
     seats = int(getattr(getattr(target, "params", None), "seats", 0) or getattr(target, "seats", 0) or 8)
-    wiring = Wiring.of(spots, seats, p.buttons)
+    # the default wiring: only the buttons a terminal of this table has (GAPS.md B6)
+    wiring = Wiring.of(spots, seats, p.buttons, TABLE_SPOTS.get(game))
     built.params[ACTUATOR] = {**dataclasses.asdict(p), "kind": dev.kind, "wired_to": role}
     if dev.kind == "sim":
         if not hasattr(target, "button"):

@@ -24,6 +24,16 @@ def test_default_wiring_is_seat_major_over_the_spot_enum() -> None:
     assert w.seat_buttons(3) == list(WAGERING_SPOTS)
 
 
+def test_the_default_wiring_of_a_crazy_time_table_has_only_its_terminals_buttons() -> None:
+    """GAPS.md B6: a Crazy Time terminal has no roulette-up button: the default wiring leaves its
+    coils (k = 8) unwired, the others at the formula's coils (S stays the enum's 9)."""
+    from hil.bench import TABLE_SPOTS
+
+    w = Wiring.of(WAGERING_SPOTS, 7, None, TABLE_SPOTS["crazy-time"])
+    assert w.coil(7, "roulette-up") is None and w.coil(7, "crazy-time") == 61 and w.coil(2, "1") == 9
+    assert w.seat_buttons(3) == list(WAGERING_SPOTS[:8]) and 62 not in w.table().values()
+
+
 def test_a_buttons_table_wires_only_its_buttons_and_refuses_bad_keys() -> None:
     w = Wiring.of(WAGERING_SPOTS, 7, {"1:1": 4, "7:2": 0})
     assert w.coil(1, "1") == 4 and w.coil(7, "2") == 0 and w.coil(1, "2") is None

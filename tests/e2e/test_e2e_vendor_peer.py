@@ -349,12 +349,13 @@ def test_rig_presses_black_box_wagering_device_through_relay_module(tmp_path):
     assert accepted and accepted <= set(refused), (accepted, refused)
     assert {refused[i] for i in accepted} <= {"not made by the rig", "placed after no more bets"}
     assert not accepted & {w["press_id"] for w in wagers}
-    # the rig's actuations: each closed a contact the device registered, or went to a button a
-    # Crazy Time terminal does not have (the default wiring's roulette-up: GAPS.md B6) and was lost
+    # the rig's actuations: each closed a contact the device registered; none went to a button a
+    # Crazy Time terminal does not have (the default wiring has no roulette-up there: GAPS.md B6)
     actuations = [e for _, e in events(trace, "actuator", "actuation")]
-    lost = [e for _, e in events(trace, "croupier", "actuation_lost")]
-    assert len(actuations) == len(rig) + len(lost)
-    assert {e["spot"] for e in lost} <= {"roulette-up"}, lost
+    assert not events(trace, "croupier", "actuation_lost")
+    assert len(actuations) == len(rig) and "roulette-up" not in {a["spot"] for a in actuations}
+    (_, wiring), = events(trace, "actuator", "device_info")
+    assert wiring["coils"]["7:crazy-time"] == 61 and not [k for k in wiring["coils"] if k.endswith(":roulette-up")]
 
 
 def _check(trace: Path, check_id: str) -> dict:
@@ -513,6 +514,20 @@ def test_vendor_bench_refuses_what_it_cannot_judge(tmp_path):
     assert "devices.wagering" in " ".join(entry["not_applicable"])
     assert fault.returncode == 1, fault.stdout  # nothing ran: nothing proven
     assert scale.returncode == 2 and "time-scale mismatch" in scale.stderr, _verdict_lines(scale)
+
+
+def test_a_device_that_answers_an_exception_at_connect_is_refused_kind_connect(tmp_path):
+    """GAPS.md B4: the peer at unit 2, the bench naming unit 1 — the device answers every request
+    with an exception (DEVICE_FAILURE): one error, exit 2, ``refused.kind = "connect"`` (it
+    answered; real-devices.md "An unreachable device"), never "unreachable", no traceback."""
+    with vendor_peer(tmp_path, "--unit", "2") as peer:
+        bench = write_bench(tmp_path, peer, actuator=False)
+        bench.write_text(bench.read_text().replace("unit = 2", "unit = 1"))
+        proc, _ = run_scenario(tmp_path, bench)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, _verdict_lines(proc)
+    refused = json.loads((tmp_path / "out" / "report.json").read_text())["refused"]
+    assert refused["kind"] == "connect" and "exception" in refused["reason"], refused
+    assert "answered its connect sequence with an exception" in proc.stderr, proc.stderr
 
 
 @pytest.mark.slow
