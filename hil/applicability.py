@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hil.bench import BenchConfig
+from hil.bench import ACTUATOR, WAGERING_ROLE, BenchConfig
 from hil.scenario import Scenario
 
 #: per role, the override keys that describe the device rather than configure it: on a real device
@@ -54,7 +54,27 @@ def not_applicable(sc: Scenario, bench: BenchConfig) -> list[str]:
                 shown = ", ".join(f"{k}={v!r}" for k, v in sorted(knobs.items()))
                 reasons.append(f"devices.{role} is a real {dev.kind} device ({dev.url}) without a control endpoint: "
                                f"the scenario's {what} {shown} cannot be applied to it")
+    if ACTUATOR in sc.bench and (why := _sim_actuator_cannot_press(sc, bench)):
+        reasons.append(why)
     return reasons
+
+
+def _sim_actuator_cannot_press(sc: Scenario, bench: BenchConfig) -> str | None:
+    """A scenario's ``bench.actuator`` is a simulated relay module's parameters (its operate time,
+    pulse, wiring): it closes a simulated device's buttons. On a bench whose actuator is real, the
+    bench's own declarations (its relay's true operate time) must rule — a scenario's would override
+    them and hide a slow lock-out behind a wrong bracket; on a bench whose wagering device is real,
+    a simulated relay has no contact to close. Either way the scenario cannot run as written (the
+    bench's own actuator presses the real device in every scenario without ``bench.actuator``)."""
+    act = bench.device(ACTUATOR)
+    if act.kind != "sim":
+        return (f"devices.actuator is a real {act.kind} relay module ({act.url}): the scenario's simulated actuator "
+                f"(bench.actuator) cannot stand in for it, nor override its declared timing")
+    role = WAGERING_ROLE.get(sc.game, (None, None))[0]
+    if role is not None and (dev := bench.device(role)).kind != "sim":
+        return (f"the scenario presses through a simulated actuator (bench.actuator), which closes a simulated "
+                f"device's buttons; devices.{role} is a real {dev.kind} device ({dev.url})")
+    return None
 
 
 def needed_seats(sc: Scenario, role: str, want: dict[str, Any]) -> int | None:

@@ -57,3 +57,24 @@ def test_sections_seats_and_a_stubs_time_scale_are_mismatches():
     assert any("declares 52 sections; a Crazy Time wheel has 54" in m for m in found), found
     assert any("has 5 seat(s); the scenario's table uses seats 1..7" in m for m in found), found
     assert any("the stub runs at --time-scale 1; the bench's time_scale is 20" in m for m in found), found
+
+
+def test_a_simulated_actuator_on_a_real_bench_is_not_applicable_never_a_refused_run():
+    """A scenario's ``bench.actuator`` is a simulated relay pressing a simulated device: on a bench
+    whose wagering device is real (even a stub with control) it is NOT APPLICABLE — the whole suite
+    still runs — and on a bench with a real relay module it never overrides that relay's declared
+    timing. On the simulated bench it runs."""
+    for rel in ("crazy_time/actuator_normal_play.yaml", "roulette/roulette_actuator_normal_play.yaml",
+                "blackjack/blackjack_actuator_normal_play.yaml"):
+        sc = _sc(rel)
+        role = {"crazy-time": "wagering", "roulette": "roulette_wagering", "blackjack": "progressive"}[sc.game]
+        stub = f'[devices.{role}]\nkind = "modbus"\nurl = "tcp://127.0.0.1:5020"\ncontrol = "tcp://127.0.0.1:5021"\n'
+        [reason] = not_applicable(sc, _bench(stub))
+        assert "simulated actuator" in reason and f"devices.{role} is a real modbus device" in reason, reason
+        relay = '[devices.actuator]\nkind = "modbus"\nurl = "tcp://127.0.0.1:5030"\n'
+        [reason] = not_applicable(sc, _bench(stub + relay))
+        assert "devices.actuator is a real modbus relay module" in reason, reason
+        assert not not_applicable(sc, _bench(f'[devices.{role}]\nkind = "sim"\n'))
+    # a scenario without bench.actuator uses the bench's own relay: applicable
+    assert not not_applicable(_sc("crazy_time/normal_play.yaml"),
+                              _bench(REAL_WAGERING + '[devices.actuator]\nkind = "modbus"\nurl = "tcp://127.0.0.1:5030"\n'))
