@@ -316,10 +316,8 @@ class TableCroupier:
         past = []
         for pid, aid in att.matched.items():
             act, t = by_id[aid], answers[pid].device_time_s
-            if t > act.closed_hi_s + u:
-                past.append(t - act.closed_hi_s)
-            elif t < act.closed_lo_s - u:
-                past.append(t - act.closed_lo_s)
+            if not act.closed_lo_s - u <= t <= act.closed_hi_s + u:  # how late (early) against the estimate
+                past.append(t - (act.closed_lo_s + act.closed_hi_s) / 2)
         if not past:
             return
         past.sort()
@@ -328,8 +326,9 @@ class TableCroupier:
         self.trace.record(getattr(self.actuator, "name", "actuator"), "wire_fault", {
             "kind": "contact_delay", "measured_delay_s": round(declared + med, 9), "declared_delay_s": declared,
             "presses": len(past),
-            "detail": (f"{len(past)} of {len(att.matched)} press-log entries stamped {med * 1e3:+.3f} ms (median; "
-                       f"{past[0] * 1e3:+.3f} to {past[-1] * 1e3:+.3f}) outside their actuation's closing bracket: "
+            "detail": (f"{len(past)} of {len(att.matched)} press-log entries stamped outside their actuation's "
+                       f"closing bracket, {med * 1e3:+.3f} ms from its middle (median; {past[0] * 1e3:+.3f} to "
+                       f"{past[-1] * 1e3:+.3f}): "
                        f"the contacts close about {(declared + med) * 1e3:.3f} ms after the output is set, the bench "
                        f"declares contact_delay_s = {declared * 1e3:.3f} ms (docs/wire/actuator.md)")})
 

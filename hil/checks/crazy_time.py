@@ -880,8 +880,9 @@ class Lockout(Check):
                 if not past and cmd_ok and lo > hi:  # each stamp near its bracket, their difference outside the rig's
                     past = d - rig[1] if d > rig[1] else d - rig[0]
                 if past or not cmd_ok:
-                    if past:
-                        self.stamp_excess.append((rv.n, int(p.payload.get("press_id", -1)), past))
+                    if past:  # how late (early) the contact closed against the rig's estimate: from its middle
+                        mid = (float(a["closed_lo_s"]) + float(a["closed_hi_s"])) / 2
+                        self.stamp_excess.append((rv.n, int(p.payload.get("press_id", -1)), _t(p) - mid))
                     self.unverified.add(rv.n)
                     lo, hi = dev
                 else:
@@ -919,7 +920,7 @@ class Lockout(Check):
         if self.stamp_excess:
             late = sorted(x for _, _, x in self.stamp_excess)
             med = statistics.median(late)
-            m += [Measurement("press_stamp_past_bracket_median", med, "s", (late[0], late[-1])),
+            m += [Measurement("contact_late_median", med, "s", (late[0], late[-1])),
                   Measurement("presses_outside_bracket", len(late), "presses")]
         if self.command_excess:
             m.append(Measurement("command_stamp_past_bracket_max", max((x for _, x in self.command_excess), key=abs),
@@ -951,7 +952,8 @@ class Lockout(Check):
             delay = float((self.bench.info.get("actuator") or {}).get("contact_delay_s", 0.0))
             way = "after" if med > 0 else "before"
             parts.append(f"{len(late)} press stamp(s) of the device lie {way} the rig's bracket of their actuation "
-                         f"(median {abs(med) * 1e3:.3f} ms, {late[0] * 1e3:.3f} to {late[-1] * 1e3:.3f} ms): the "
+                         f"(median {abs(med) * 1e3:.3f} ms from its middle, {late[0] * 1e3:.3f} to "
+                         f"{late[-1] * 1e3:.3f} ms): the "
                          f"bench's contact_delay_s ({delay * 1e3:.3f} ms) is wrong — the contacts close about "
                          f"{(delay + med) * 1e3:.3f} ms after the output is set (declare it, or the device's clock "
                          "is not the one it stamps its presses with)")
