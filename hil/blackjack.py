@@ -44,7 +44,7 @@ import simpy
 
 from devices.contracts import MeterPayout, MeterReading
 from devices.contracts import PressAnswer
-from hil.bench import BenchError, Devices
+from hil.bench import Devices
 from hil.controller import TableCroupier
 from hil.scenario import CardTable, Scenario
 from hil.trace import TraceWriter
@@ -66,23 +66,8 @@ class BlackjackController(TableCroupier):
         self.spot = PROGRESSIVE_SPOTS.get(self.table.progressive or "", "progressive")
         self.stats = {"rounds": 0, "shuffles": 0, "progressive_wagers": 0, "meter_hits": 0, "void_rounds": 0}
         if self.actuator is not None and self.table.progressive:
-            self._refuse_other_button_stakes()
-
-    def _refuse_other_button_stakes(self) -> None:
-        """Pressed through an actuator, a progressive wager's stake is the seat button's, set on the
-        system (docs/wire/actuator.md, "The physical button and its stake"), and the meters' rows are
-        the table's progressive wager's (§ 633b.17(h)): a system whose buttons wager another amount
-        than the table's ``progressive_stake_cents`` cannot run this table (BenchError, exit 2)."""
-        stakes = getattr(getattr(self.wagering, "params", None), "button_stake_cents", None)
-        stakes = [stakes] if isinstance(stakes, int) else \
-            list((getattr(self.wagering, "button_stakes", None) or {}).get("button_stake_cents") or [])
-        want = self.table.progressive_stake_cents
-        seats = range(1, self.sc.players.count + 1)
-        other = sorted({s for i, s in enumerate(stakes, 1) if s != want and (len(stakes) == 1 or i in seats)})
-        if other:
-            raise BenchError(f"devices.{self.wagering.name}: its seat buttons wager {other} cents; the table's "
-                             f"{self.table.progressive} progressive wager is {want} cents (cards.progressive_stake_cents): "
-                             "set the system's button stake (docs/devices/progressive-system.md)")
+            self._refuse_other_button_stakes(self.table.progressive_stake_cents,
+                                             f"{self.table.progressive} progressive wager (cards.progressive_stake_cents)")
 
     # ------------------------------------------------------------------ durable state
     def _controller(self):

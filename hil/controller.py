@@ -174,6 +174,22 @@ class TableCroupier:
             self._say("refund", {k: w[k] for k in ("wager_id", "seat", "wager", "stake_cents")})
         self._say("round_end", {"round": n, "void": True, "reason": reason, "wagers": len(wagers)})
 
+    def _refuse_other_button_stakes(self, want_cents: int, wager: str) -> None:
+        """Pressed through an actuator, a progressive wager's stake is the seat button's, set on the
+        system (docs/wire/actuator.md, "The physical button and its stake"), and the meter's rows are
+        the table's progressive wager's, a fixed amount (§ 633b.17(h); § 617b.4(h)(2): the seed is N×
+        that wager): a system whose seated players' buttons wager another amount than ``want_cents``
+        cannot run this table (BenchError, exit 2). ``wager`` names the table's wager and its field."""
+        stakes = getattr(getattr(self.wagering, "params", None), "button_stake_cents", None)
+        stakes = [stakes] if isinstance(stakes, int) else \
+            list((getattr(self.wagering, "button_stakes", None) or {}).get("button_stake_cents") or [])
+        seats = range(1, self.sc.players.count + 1)
+        other = sorted({s for i, s in enumerate(stakes, 1) if s != want_cents and (len(stakes) == 1 or i in seats)})
+        if other:
+            raise BenchError(f"devices.{self.wagering.name}: its seat buttons wager {other} cents; the table's "
+                             f"{wager} is {want_cents} cents: set the system's button stake "
+                             "(docs/devices/progressive-system.md)")
+
     # ------------------------------------------------------------------ presses
     def _buttons(self, seat: int, spots: Sequence[str] | None = None) -> list[str]:
         """The spots of ``seat`` the rig can press (with an actuator: the wired buttons)."""

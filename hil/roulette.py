@@ -66,7 +66,7 @@ import simpy
 
 from devices.contracts import BallResult, Illumination, MeterPayout, PressAnswer
 from devices.roulette_wheel import GameVoid, WheelGame
-from hil.bench import BenchError, Devices
+from hil.bench import Devices
 from hil.controller import TableCroupier
 from hil.scenario import Scenario, Table
 from hil.trace import TraceWriter
@@ -156,25 +156,9 @@ class RouletteController(TableCroupier):
         self.follow = bool(getattr(devices.ball_wheel, "autonomous", False))
         self._power_waited = False  # waited out power_up_timeout_s once: later rounds void at once
         if self.actuator is not None and self.progressive:
-            self._refuse_other_button_stakes()
-
-    def _refuse_other_button_stakes(self) -> None:
-        """Pressed through an actuator, a Roulette Up wager's stake is the seat button's, set on the
-        system (docs/wire/actuator.md, "The physical button and its stake"); a progressive paytable's
-        meter row is the table's progressive wager's (§ 617b.4(h)(2): its seed is N× that wager, a
-        fixed amount): a system whose buttons wager another amount than ``table.progressive_stake_cents``
-        cannot run this table (BenchError, exit 2). A plain wagering device's button stake is the
-        Roulette Up wager's, whatever it is."""
-        stakes = getattr(getattr(self.wagering, "params", None), "button_stake_cents", None)
-        stakes = [stakes] if isinstance(stakes, int) else \
-            list((getattr(self.wagering, "button_stakes", None) or {}).get("button_stake_cents") or [])
-        want = self.table.progressive_stake_cents
-        seats = range(1, self.sc.players.count + 1)
-        other = sorted({s for i, s in enumerate(stakes, 1) if s != want and (len(stakes) == 1 or i in seats)})
-        if other:
-            raise BenchError(f"devices.{self.wagering.name}: its seat buttons wager {other} cents; the table's "
-                             f"Roulette Up progressive wager is {want} cents (table.progressive_stake_cents): "
-                             "set the system's button stake (docs/devices/progressive-system.md)")
+            # (a plain wagering device's button stake is the Roulette Up wager's, whatever it is)
+            self._refuse_other_button_stakes(self.table.progressive_stake_cents,
+                                             "Roulette Up progressive wager (table.progressive_stake_cents)")
 
     # ------------------------------------------------------------------ durable state
     def state(self) -> dict[str, Any]:
