@@ -19,10 +19,10 @@ import time
 from typing import Any
 
 import serial
-import simpy
 
-from devices.actuator import ActuatorParams, CoilScheduler, Wiring
-from devices.contracts import Actuation, Telemetry, payload
+from devices.actuator import ActuatorParams, Wiring
+from devices.contracts import Telemetry
+from hil.adapters.actuator_base import RelayActuator
 from hil.clock import WallClockEnvironment
 from hil.transport.ioloop import IoLoop
 
@@ -31,16 +31,14 @@ class RelayBoardError(Exception):
     """The board refused a command (``ERR``) or did not answer it."""
 
 
-class SerialActuator:
+class SerialActuator(RelayActuator):
+    switch_errors = (RelayBoardError, serial.SerialException, UnicodeError)
+
     def __init__(self, env: WallClockEnvironment, io: IoLoop, dev: Any, params: ActuatorParams, wiring: Wiring,
                  telemetry: Telemetry, name: str = "actuator") -> None:
-        self.env, self.io, self.params, self.wiring, self.telemetry, self.name = env, io, params, wiring, telemetry, name
-        self.match_window_s = params.match_window_s
+        super().__init__(env, io, params, wiring, telemetry, name)
         self.port = serial.serial_for_url(dev.url, timeout=dev.timeout_s, write_timeout=dev.timeout_s)
         self._line = threading.Lock()  # one command at a time
-        self._coils = CoilScheduler(params.pulse_s)
-        self._id = 0
-        self.faults = 0
         try:
             ident = self.command("ID?")
             channels = int(ident.split()[2])
@@ -52,10 +50,7 @@ class SerialActuator:
         except (RelayBoardError, serial.SerialException, ValueError, IndexError) as exc:
             self.port.close()
             raise RelayBoardError(f"relay board at {dev.url}: {exc}") from None
-        telemetry(name, "device_info", {"kind": "serial", "url": dev.url, "id": ident, "coils": wiring.table(),
-                                        "pulse_s": params.pulse_s, "contact_delay_s": params.contact_delay_s,
-                                        "contact_jitter_s": params.contact_jitter_s,
-                                        "match_window_s": params.match_window_s, "released_at_connect": released})
+        self._device_info(kind="serial", url=dev.url, id=ident, released_at_connect=released)
 
     def command(self, text: str) -> str:
         """Send one command line, return its ``OK`` answer (blocking; raises ``RelayBoardError``)."""
@@ -74,52 +69,13 @@ class SerialActuator:
         self.command(text)
         return t0, time.perf_counter_ns()
 
-    # ----------------------------------------------------------- Protocol
-    def wired(self, seat: int, spot: str) -> bool:
-        return self.wiring.coil(seat, spot) is not None
+    # ----------------------------------------------------------- I/O thread
+    async def _switch(self, coil: int, on: bool) -> tuple[int, int]:
+        """``ON n`` / ``OFF n`` in a worker thread: from just before the line is written to its ``OK``."""
+        return await asyncio.to_thread(self._timed, f"{'ON' if on else 'OFF'} {coil}")
 
-    def press(self, seat: int, spot: str, purpose: str = "player") -> simpy.Event:
-        coil = self.wiring.coil(seat, spot)
-        if coil is None:
-            raise ValueError(f"seat {seat}'s {spot!r} button is not wired to the actuator")
-        self._id += 1
-        ev = self.env.event()
-        wait_s = self._coils.start(coil, self.env.now) - self.env.now
-        self.io.submit(self._press(self._id, seat, str(spot), coil, purpose, wait_s, ev))
-        return ev
-
-    async def _press(self, aid: int, seat: int, spot: str, coil: int, purpose: str, wait_s: float,
-                     ev: simpy.Event) -> None:
-        p, scale = self.params, self.env.time_scale
-        if wait_s > 0:
-            await asyncio.sleep(wait_s / scale)
-        try:
-            tx, rx = await asyncio.to_thread(self._timed, f"ON {coil}")
-        except (RelayBoardError, serial.SerialException, UnicodeError) as exc:
-            self._fault(str(exc))
-            act = Actuation(aid, seat, spot, coil, purpose, 0.0, 0.0, ok=False, detail=str(exc))
-            self.env.call_soon_threadsafe(lambda: self._report(act, None, ev))
-            return
-        lo = self.env.wall_to_sim(tx) + p.contact_delay_s - p.contact_jitter_s
-        hi = self.env.wall_to_sim(rx) + p.contact_delay_s + p.contact_jitter_s
-        act = Actuation(aid, seat, spot, coil, purpose, lo, hi)
-        self.env.call_soon_threadsafe(lambda: self._report(act, hi + p.pulse_s, ev))
-        await asyncio.sleep(p.pulse_s / scale)
-        try:
-            await asyncio.to_thread(self.command, f"OFF {coil}")
-        except (RelayBoardError, serial.SerialException, UnicodeError) as exc:
-            self._fault(str(exc))
-
-    def _fault(self, detail: str) -> None:
-        self.faults += 1
-        self.env.call_soon_threadsafe(lambda: self.telemetry(self.name, "wire_fault",
-                                                             {"kind": "relay_board", "detail": detail}))
-
-    def _report(self, act: Actuation, opened_s: float | None, ev: simpy.Event) -> None:
-        self.telemetry(self.name, "actuation" if act.ok else "actuation_failed",
-                       {**payload(act), "uncertainty_s": act.uncertainty_s, "opened_s": opened_s,
-                        "match_window_s": self.match_window_s})
-        ev.succeed(act)
+    def _fault_fields(self, exc: BaseException) -> dict[str, Any]:
+        return {"kind": "relay_board", "detail": str(exc)}
 
     def close(self) -> None:
         self.port.close()
