@@ -130,36 +130,3 @@ def late_state_wheel(**params: Any):
         return LateStateWheel(clock, MoneyWheelParams(**{**FAST_WHEEL, **params}), np.random.default_rng(5), rmap)
     return make
 
-
-@contextmanager
-def vendor_devices(tmp_path, *args: str) -> Iterator[dict]:
-    """``tests.peers.vendor_ct``: an outside vendor's Crazy Time devices, written from docs/wire only,
-    in their own process (ended by its pid); yields its ports file (role -> URL)."""
-    import json
-    import os
-    import signal
-    import subprocess
-    import sys
-    import time
-    from pathlib import Path
-
-    ports = tmp_path / "vendor-ports.json"
-    log = open(tmp_path / "vendor.log", "w")  # noqa: SIM115 — closed below
-    proc = subprocess.Popen([sys.executable, "-m", "tests.peers.vendor_ct", "--ports-file", str(ports), *args],
-                            cwd=Path(__file__).resolve().parents[2], stdout=log, stderr=subprocess.STDOUT)
-    try:
-        deadline = time.monotonic() + 30
-        while not ports.exists():
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"the vendor peer did not start: {(tmp_path / 'vendor.log').read_text()}")
-            time.sleep(0.05)
-        yield json.loads(ports.read_text())
-    finally:
-        if proc.poll() is None:
-            os.kill(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.kill(proc.pid, signal.SIGKILL)
-                proc.wait()
-        log.close()

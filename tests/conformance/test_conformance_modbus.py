@@ -4,7 +4,6 @@ exactly the clauses they break, and the report names them."""
 from __future__ import annotations
 
 import json
-import re
 from importlib.resources import files
 
 import pytest
@@ -195,31 +194,6 @@ def test_a_command_device_with_a_fast_clock_fails_the_clock_rate_only():
     with launch("coin-flipper", "--modbus", "tcp://127.0.0.1:0", "--time-scale", "1.01") as stub:
         report = run("coin-flipper", modbus=stub.url)
     assert failing(report) == {"MB-clock-rate"}
-
-
-@pytest.mark.slow
-def test_an_outside_vendors_devices_written_from_the_docs(tmp_path):
-    """``tests.peers.vendor_ct`` (written from docs/wire only): its wheel, 2,000 ppm fast, fails the
-    clock rate and nothing else; its Top Slot passes; its black-box wagering device passes with a
-    map without the injection feature, and with the default map is told why it fails."""
-    from tests.conformance.peers import vendor_devices
-    from tests.wire.test_wire_registers_required import _without
-
-    bare = tmp_path / "black-box.toml"
-    bare.write_text(_without("wagering", ("press_inject_", "probe_")), encoding="utf-8")
-    with vendor_devices(tmp_path, "--wheel-clock-ppm", "2000") as peer:
-        wheel = run("money-wheel", modbus=peer["wheel"])
-        top = run("top-slot", modbus=peer["top_slot"])
-        black_box = run("wagering", modbus=peer["wagering"], register_map=bare)
-        default = run("wagering", modbus=peer["wagering"])
-    assert failing(wheel) == {"MB-clock-rate"}, {v.id: v.detail for v in wheel.verdicts if v.status == "fail"}
-    detail = next(v.detail for v in wheel.verdicts if v.id == "MB-clock-rate")
-    rate, unc = map(float, re.match(r"the device clock runs ([+-]\d+) ± (\d+) ppm", detail).groups())
-    assert abs(rate - 2000) <= unc, detail  # the peer's crystal error, within the kit's bracket
-    assert_all_pass(top)
-    assert black_box.exit_code == 0 and verdicts(black_box)["WG-lockout-latency"] == "skip"
-    assert "MB-connect" in failing(default)
-    assert "'injection' feature" in next(v.detail for v in default.verdicts if v.id == "MB-connect")
 
 
 @pytest.mark.slow
