@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from hil.cli import app
-from tests.e2e.wire_suite import on_the_wire
+from tests.e2e.wire_suite import compressed_copies, on_the_wire
 
 SUITE = Path(__file__).resolve().parents[2] / "scenarios" / "blackjack"
 ROUNDS = "2"
@@ -28,7 +28,7 @@ def _report(out: Path) -> dict[str, dict]:
 @pytest.mark.slow
 @pytest.mark.timeout(900)
 def test_blackjack_suite_same_verdicts_on_the_progressive_system_stub(stub_control, tmp_path):
-    files = [str(f) for f in sorted(SUITE.glob("*.yaml")) if on_the_wire(f)]
+    files = compressed_copies([f for f in sorted(SUITE.glob("*.yaml")) if on_the_wire(f)], tmp_path / "suite")
     sim = runner.invoke(app, ["run", *files, "--max-rounds", ROUNDS, "--out", str(tmp_path / "sim"), "--jobs", "1"])
     assert sim.exit_code in (0, 1), sim.output
     with stub_control({"progressive": "progressive-system"}, "modbus", SCALE) as urls:

@@ -27,7 +27,7 @@ import yaml
 from typer.testing import CliRunner
 
 from hil.cli import app
-from tests.e2e.wire_suite import on_the_wire
+from tests.e2e.wire_suite import compressed_copies, on_the_wire
 
 SUITE = Path(__file__).resolve().parents[2] / "scenarios" / "roulette"
 ROUNDS = "2"
@@ -62,9 +62,10 @@ def test_roulette_suite_same_verdicts_on_the_vendor_protocol_wheel(stub_control,
     by_wheel: dict[str, list[str]] = {}
     for f in sorted(p for p in SUITE.glob("*.yaml") if on_the_wire(p) and not _follows(p)):
         wheel = yaml.safe_load(f.read_text(encoding="utf-8")).get("table", {}).get("wheel", "single-zero")
-        by_wheel.setdefault(wheel, []).append(str(f))
+        by_wheel.setdefault(wheel, []).append(f)
     assert set(by_wheel) == {"single-zero", "double-zero"}
-    for wheel, files in by_wheel.items():
+    for wheel, paths in by_wheel.items():
+        files = compressed_copies(paths, tmp_path / f"suite-{wheel}")
         sim_out, real_out = tmp_path / f"sim-{wheel}", tmp_path / f"real-{wheel}"
         sim = runner.invoke(app, ["run", *files, "--max-rounds", ROUNDS, "--out", str(sim_out), "--jobs", "1"])
         assert sim.exit_code in (0, 1), sim.output

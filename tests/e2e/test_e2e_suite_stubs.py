@@ -27,7 +27,7 @@ import yaml
 from typer.testing import CliRunner
 
 from hil.cli import app
-from tests.e2e.wire_suite import on_the_wire
+from tests.e2e.wire_suite import compress, on_the_wire
 
 SUITE = Path(__file__).resolve().parents[2] / "scenarios" / "crazy_time"
 #: fault scenarios the stubs cannot reproduce, left out of the comparison: the Top Slot's reel strips
@@ -76,7 +76,7 @@ def test_bundled_scenarios_same_verdicts_on_stubs(stub_control, tmp_path, wire):
     # The bonus devices are on Modbus in both variants: the serial one needs only the base game's
     # scenarios (the bonus scenarios would test the same bonus wire path twice).
     for name in ALL if wire == "modbus" else [n for n in ALL if "bonus" not in n]:
-        doc = yaml.safe_load((SUITE / f"{name}.yaml").read_text(encoding="utf-8"))
+        doc = compress(yaml.safe_load((SUITE / f"{name}.yaml").read_text(encoding="utf-8")))
         doc.setdefault("checks", {})["top_slot_start_tolerance_s"] = TOP_SLOT_TOLERANCE_S
         if "bonus" in name:  # forced-bonus scenarios: every round plays its bonus game; one suffices here
             doc["rounds"] = min(doc["rounds"], BONUS_ROUNDS)

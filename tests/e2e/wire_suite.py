@@ -29,3 +29,30 @@ def on_the_wire(path: Path) -> bool:
     if not faults or set(faults) != {"croupier"}:
         return True
     return bool(set(faults["croupier"] or {}) & DEVICE_TIMED_DEALER_FAULTS)
+
+
+#: a comparison's pause between rounds: shorter than a live table's (the same on both sides, so the
+#: verdicts and stats must still be equal). The betting window keeps its length: a shorter one packs
+#: the players' presses towards "no more bets", where a press's wire latency on a loaded machine
+#: decides whether the device took it in time — a difference between the two runs, not a finding
+COMPARE_BETWEEN_ROUNDS_S = 0.5
+
+
+def compress(doc: dict) -> dict:
+    """A scenario document with the comparison's pause between rounds (never longer than its own)."""
+    cr = doc.setdefault("croupier", {}) or {}
+    doc["croupier"] = cr
+    cr["between_rounds_s"] = min(float(cr.get("between_rounds_s", 5.0)), COMPARE_BETWEEN_ROUNDS_S)
+    return doc
+
+
+def compressed_copies(paths: list[Path], where: Path) -> list[str]:
+    """``paths`` as scenario files in ``where``, each ``compress``-ed."""
+    where.mkdir(parents=True, exist_ok=True)
+    out = []
+    for p in paths:
+        doc = compress(yaml.safe_load(p.read_text(encoding="utf-8")))
+        dest = where / p.name
+        dest.write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
+        out.append(str(dest))
+    return out
