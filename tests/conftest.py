@@ -85,7 +85,7 @@ def _no_leaks():
                                 + "; ".join(_describe(fd, s) for fd, s in sorted(leaked_sockets.items())))
 
 
-#: the longest tests (minutes each on 2 cores), started first so that the two workers finish
+#: the longest tests (minutes each on 2 cores), started first so that the workers finish
 #: together (run with ``--maxschedchunk 1``: each worker takes the next test when it is free)
 LONG_FIRST = (
     "test_e2e_kill9_campaign.py::test_kill9_campaign_fifty_kills",
