@@ -15,6 +15,7 @@ class RelayBoard:
         self.channels, self.on_output, self.model = channels, on_output, model
         self.state = [False] * channels
         self.sock = socket.create_server(("127.0.0.1", 0))
+        self.sock.settimeout(0.2)  # here, not in the thread: a board closed at once has no socket left to set
         self.port = self.sock.getsockname()[1]
         self.url = f"socket://127.0.0.1:{self.port}"
         self._stop = False
@@ -41,7 +42,6 @@ class RelayBoard:
         return f"OK {words[0]} {n}"
 
     def _serve(self) -> None:
-        self.sock.settimeout(0.2)
         while not self._stop:
             try:
                 conn, _ = self.sock.accept()
