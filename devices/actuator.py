@@ -120,30 +120,47 @@ class CoilScheduler:
         return t
 
 
-class SimActuator:
+class ActuatorBase:
+    """What every actuator shares (the simulated one here, the relay modules' in
+    ``hil.adapters.actuator_base``): its wiring, its presses' ids and schedule, its ``device_info``."""
+
+    def __init__(self, params: ActuatorParams, wiring: Wiring, telemetry: Telemetry, name: str) -> None:
+        self.params, self.wiring, self.telemetry, self.name = params, wiring, telemetry, name
+        self.match_window_s = params.match_window_s
+        self._id = 0
+        self._coils = CoilScheduler(params.pulse_s)
+
+    def _device_info(self, **fields) -> None:
+        p = self.params
+        self.telemetry(self.name, "device_info", {**fields, "coils": self.wiring.table(), "pulse_s": p.pulse_s,
+                                                  "contact_delay_s": p.contact_delay_s,
+                                                  "contact_jitter_s": p.contact_jitter_s,
+                                                  "match_window_s": p.match_window_s})
+
+    def wired(self, seat: int, spot: str) -> bool:
+        return self.wiring.coil(seat, spot) is not None
+
+    def _coil(self, seat: int, spot: str) -> int:
+        """The output of ``seat``'s ``spot`` button, for a new press (its id taken); ValueError when unwired."""
+        coil = self.wiring.coil(seat, spot)
+        if coil is None:
+            raise ValueError(f"seat {seat}'s {spot!r} button is not wired to the actuator")
+        self._id += 1
+        return coil
+
+
+class SimActuator(ActuatorBase):
     """The simulated relay module, wired to a simulated wagering device's buttons
     (implements ``devices.contracts.Actuator``)."""
 
     def __init__(self, env: simpy.Environment, params: ActuatorParams, wiring: Wiring, device,
                  rng: np.random.Generator, telemetry: Telemetry, name: str = "actuator") -> None:
-        self.env, self.params, self.wiring, self.device, self.rng = env, params, wiring, device, rng
-        self.telemetry, self.name = telemetry, name
-        self.match_window_s = params.match_window_s
-        self._id = 0
-        self._coils = CoilScheduler(params.pulse_s)
-        telemetry(name, "device_info", {"kind": "sim", "coils": wiring.table(), "pulse_s": params.pulse_s,
-                                        "contact_delay_s": params.contact_delay_s,
-                                        "contact_jitter_s": params.contact_jitter_s,
-                                        "match_window_s": params.match_window_s})
-
-    def wired(self, seat: int, spot: str) -> bool:
-        return self.wiring.coil(seat, spot) is not None
+        super().__init__(params, wiring, telemetry, name)
+        self.env, self.device, self.rng = env, device, rng
+        self._device_info(kind="sim")
 
     def press(self, seat: int, spot: str, purpose: str = "player") -> simpy.Event:
-        coil = self.wiring.coil(seat, spot)
-        if coil is None:
-            raise ValueError(f"seat {seat}'s {spot!r} button is not wired to the actuator")
-        self._id += 1
+        coil = self._coil(seat, spot)
         p = self.params
         start = self._coils.start(coil, self.env.now)
         closing = start + p.contact_delay_s + (float(self.rng.uniform(-p.contact_jitter_s, p.contact_jitter_s))

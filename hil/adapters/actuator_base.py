@@ -18,22 +18,20 @@ from typing import Any
 
 import simpy
 
-from devices.actuator import ActuatorParams, CoilScheduler, Wiring
+from devices.actuator import ActuatorBase, ActuatorParams, Wiring
 from devices.contracts import Actuation, Telemetry, payload
 from hil.clock import WallClockEnvironment
 from hil.transport.ioloop import IoLoop
 
 
-class RelayActuator:
+class RelayActuator(ActuatorBase):
     #: the exceptions a failed switch raises (a wire fault, never a crash)
     switch_errors: tuple[type[BaseException], ...] = ()
 
     def __init__(self, env: WallClockEnvironment, io: IoLoop, params: ActuatorParams, wiring: Wiring,
                  telemetry: Telemetry, name: str) -> None:
-        self.env, self.io, self.params, self.wiring, self.telemetry, self.name = env, io, params, wiring, telemetry, name
-        self.match_window_s = params.match_window_s
-        self._coils = CoilScheduler(params.pulse_s)
-        self._id = 0
+        super().__init__(params, wiring, telemetry, name)
+        self.env, self.io = env, io
         self.faults = 0
 
     async def _switch(self, coil: int, on: bool) -> tuple[int, int]:
@@ -44,22 +42,9 @@ class RelayActuator:
     def _fault_fields(self, exc: BaseException) -> dict[str, Any]:
         raise NotImplementedError
 
-    def _device_info(self, **fields: Any) -> None:
-        p = self.params
-        self.telemetry(self.name, "device_info", {**fields, "coils": self.wiring.table(), "pulse_s": p.pulse_s,
-                                                  "contact_delay_s": p.contact_delay_s,
-                                                  "contact_jitter_s": p.contact_jitter_s,
-                                                  "match_window_s": p.match_window_s})
-
     # ----------------------------------------------------------- Protocol (simulation thread)
-    def wired(self, seat: int, spot: str) -> bool:
-        return self.wiring.coil(seat, spot) is not None
-
     def press(self, seat: int, spot: str, purpose: str = "player") -> simpy.Event:
-        coil = self.wiring.coil(seat, spot)
-        if coil is None:
-            raise ValueError(f"seat {seat}'s {spot!r} button is not wired to the actuator")
-        self._id += 1
+        coil = self._coil(seat, spot)
         ev = self.env.event()
         wait_s = self._coils.start(coil, self.env.now) - self.env.now
         self.io.submit(self._press(self._id, seat, str(spot), coil, purpose, wait_s, ev))
