@@ -21,8 +21,11 @@ The ``roulette-wheel`` speaks the vendor's line protocol only (``--pty`` / ``--s
 docs/wire/slingshot-roulette.md): it has no register map.
 
 Once serving, the stub prints one line on stdout, ``READY <device> <url> [control=<url>]``, with
-the bound port or the pty peer's path — what a test or a bench file needs to reach it. Stubs bind
-127.0.0.1 unless told otherwise.
+the bound port or the pty peer's path — what a test or a bench file needs to reach it; the control
+URL carries the stub's token (``control=tcp://127.0.0.1:PORT?token=<hex>``, drawn at start or set with
+``--control-token HEX``): the bench's ``control`` takes the whole URL. Stubs listen on loopback only:
+a host that is not loopback is refused (exit 2) unless ``--allow-remote`` is given, and then a
+warning on stderr names what is exposed (docs/security.md).
 
 ``rtu://pty?...`` serves Modbus RTU on a new pty pair behind ``firmware_stubs.rtu_pty``'s relay,
 which adds each byte burst's wire time at the URL's baud rate, parity and stop bits (ptys
@@ -54,8 +57,9 @@ from devices.top_slot import TopSlotParams
 from devices.wagering import WageringParams
 from firmware_stubs.board import MultiplierBoardGlue, load_rules
 from firmware_stubs.coin_flipper import CoinFlipperGlue
-from firmware_stubs.control import ControlServer, generator, validate_params
+from firmware_stubs.control import ControlServer, check_token, control_url, generator, new_token, validate_params
 from firmware_stubs.ctw_wheel import CtwWheelGlue
+from firmware_stubs.exposure import LOOPBACK, ExposureRefused, Listener, check_exposure
 from firmware_stubs.illuminator import IlluminatorGlue, load_roulette_x
 from firmware_stubs.modbus import ModbusStub, ModelClock
 from firmware_stubs.money_wheel import MoneyWheelGlue
@@ -240,8 +244,9 @@ async def _main(args: argparse.Namespace) -> None:
     control = None
     if args.control:
         curl = ModbusUrl.parse(args.control)
-        control = ControlServer(host.configure, lambda: list(host.truth_records), host.set_clock, host.info)
-        where += f" control=tcp://{curl.host}:{await control.start(curl.host, curl.port)}"
+        control = ControlServer(host.configure, lambda: list(host.truth_records), host.set_clock, host.info,
+                                token=args.control_token)
+        where += f" control={control_url(curl.host, await control.start(curl.host, curl.port), args.control_token)}"
     relays = None
     if getattr(args, "actuator_modbus", None):  # a DO module wired across the model's buttons (docs/wire/actuator.md)
         from firmware_stubs.actuator import wired_to
@@ -336,9 +341,10 @@ def _serve_serial(args: argparse.Namespace) -> None:
             curl = ModbusUrl.parse(args.control)
             server = ControlServer(lambda raw, seed, rules: _in_loop(stub, host.configure, raw, seed, rules),
                                    lambda: _in_loop(stub, lambda: list(host.truth_records)),
-                                   lambda ppm: _in_loop(stub, host.set_clock, ppm), lambda: _in_loop(stub, host.info))
+                                   lambda ppm: _in_loop(stub, host.set_clock, ppm), lambda: _in_loop(stub, host.info),
+                                   token=args.control_token)
             control = ControlThread(server, curl.host, curl.port)
-            where += f" control=tcp://{curl.host}:{control.port}"
+            where += f" control={control_url(curl.host, control.port, args.control_token)}"
         print(f"READY {args.device} {where}", flush=True)
         stub.serve(stop)
     finally:
@@ -360,11 +366,55 @@ def _in_loop(stub, fn, *args):
         raise ValueError(f"the stub could not apply the request: {exc or type(exc).__name__}") from None
 
 
+def _check_listeners(ap: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """The control token (drawn, or ``--control-token`` checked) and where the stub may listen:
+    a TCP listener beyond loopback without ``--allow-remote`` is an error (exit 2); with it, a
+    warning on stderr (``firmware_stubs.exposure``)."""
+    if args.control_token is not None and not args.control:
+        ap.error("--control-token needs --control URL")
+    listeners = []
+    for option, attr, what, reach in (
+            ("--modbus", "modbus", "Modbus TCP server",
+             "read the device and write its registers (commands, presses where the map has injection)"),
+            ("--control", "control", "control endpoint",
+             "try the control endpoint (it refuses requests without the token; the token travels in clear text)"),
+            ("--actuator-modbus", "actuator_modbus", "actuator DO module", "press the device's seat buttons")):
+        value = getattr(args, attr, None)
+        if not value:
+            continue
+        if value.startswith("tcp://:"):  # no host: loopback (never "every interface", as an empty host binds)
+            value = f"tcp://{LOOPBACK}{value.removeprefix('tcp://')}"
+            setattr(args, attr, value)
+        try:
+            url = ModbusUrl.parse(value)
+        except ValueError as exc:
+            ap.error(f"{option}: {exc}")
+        if option != "--modbus" and url.scheme != "tcp":
+            ap.error(f"{option} {value!r}: expected tcp://HOST:PORT")
+        if option == "--control" and urlsplit(value).query:
+            ap.error(f"--control {value!r}: give the address only (tcp://HOST:PORT); the token is drawn, "
+                     "or set with --control-token HEX")
+        if url.scheme == "tcp":
+            listeners.append(Listener(what, option, url.host, url.port, reach))
+    if args.control:
+        try:
+            args.control_token = new_token() if args.control_token is None else check_token(args.control_token)
+        except ValueError as exc:
+            ap.error(f"--control-token: {exc}")
+    try:
+        warning = check_exposure(listeners, args.allow_remote)
+    except ExposureRefused as exc:
+        ap.error(str(exc))
+    if warning:
+        print(warning, file=sys.stderr, flush=True)
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="croupier stub", description=__doc__.split("\n\n")[0])
     ap.add_argument("device", choices=sorted(DEVICES))
     wire = ap.add_mutually_exclusive_group(required=True)
-    wire.add_argument("--modbus", help="tcp://HOST:PORT (port 0 = any free), rtu://PATH?baudrate=N, or "
+    wire.add_argument("--modbus", help="tcp://HOST:PORT (port 0 = any free; tcp://:PORT = 127.0.0.1), "
+                      "rtu://PATH?baudrate=N, or "
                       "rtu://pty?baudrate=N&parity=E (a new pty, at that baud rate's pace)")
     wire.add_argument("--serial", metavar="URL", help="serial frames on a pyserial URL (a device path, "
                       "socket://HOST:PORT, rfc2217://..., loop://)")
@@ -385,8 +435,14 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--actuator-modbus", metavar="URL", help="wagering, progressive-system (--modbus): also serve "
                     "a Modbus DO module on tcp://HOST:PORT whose coils press the seat buttons (docs/wire/actuator.md)")
     ap.add_argument("--control", metavar="URL", help="tcp://127.0.0.1:PORT (0 = any free): the rig configures "
-                    "the model's parameters and fault knobs per scenario here")
+                    "the model's parameters and fault knobs per scenario here; READY prints its URL with the token")
+    ap.add_argument("--control-token", metavar="HEX", help="--control: the token every request must carry "
+                    "(at least 32 hex digits; default: a fresh secrets.token_hex(16), printed on READY)")
+    ap.add_argument("--allow-remote", action="store_true", help="let --modbus, --control, --actuator-modbus "
+                    "bind a host that is not loopback (0.0.0.0, ::, a LAN address); a warning names what is "
+                    "exposed (docs/security.md)")
     args = ap.parse_args(argv)
+    _check_listeners(ap, args)
     if args.time_scale <= 0:
         ap.error("--time-scale must be > 0")
     if not -1e5 < args.clock_ppm < 1e5:

@@ -1,6 +1,13 @@
 """A firmware stub's control endpoint: the test-fixture side door a real device does not have.
 
-JSON lines over TCP (bound to 127.0.0.1 unless told otherwise). Requests and answers:
+JSON lines over TCP, bound to 127.0.0.1 unless the stub is started with ``--allow-remote``
+(``firmware_stubs.exposure``). Every request carries the stub's token, ``"token": "<hex>"``: the
+stub draws it at start (``secrets.token_hex(16)``, or ``--control-token HEX``) and prints it in the
+control URL of its READY line, ``control=tcp://127.0.0.1:PORT?token=<hex>``; the rig takes it from
+the bench's ``control`` URL (``hil.adapters.stub_control``). A request without the right token —
+``ping`` included — is answered ``{"ok": false, "error": "unauthorised"}`` and nothing else, the
+connection is closed, and the refusal is logged on stderr with the peer's address (rate-limited).
+Requests and answers (token omitted):
 
 * ``{"op": "configure", "params": {...}, "seed": N | {"entropy": E, "spawn_key": [...]},
   "rules": {...}}`` → a fresh model with these
@@ -16,7 +23,8 @@ JSON lines over TCP (bound to 127.0.0.1 unless told otherwise). Requests and ans
 * ``{"op": "info"}`` → ``{"ok": true, "device": D, "wire": "modbus" | "serial", "time_scale": S,
   "clock_ppm": X, "params": {effective params}}``: what the stub is (the rig checks the bench
   against it: ``hil.applicability``)
-* ``{"op": "ping"}`` → ``{"ok": true}``
+* ``{"op": "ping"}`` → ``{"ok": true}``: the endpoint is up and the token is right (docs/security.md
+  says why ``ping`` needs the token too)
 
 The rig configures each stub at the start of every scenario (the scenario's device faults), so a
 fault scenario runs the same on a stub as on the SimPy model.
@@ -26,13 +34,108 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import hmac
 import importlib.resources
 import json
+import logging
+import secrets
+import string
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pydantic
+
+log = logging.getLogger("firmware_stubs.control")
+
+#: a stub's own token: 16 random bytes (128 bits), 32 hex digits
+TOKEN_BYTES = 16
+#: ``--control-token``: at least this many hex digits (as strong as the drawn one)
+TOKEN_MIN_HEX = 2 * TOKEN_BYTES
+#: the one answer a request without the right token gets
+UNAUTHORISED = {"ok": False, "error": "unauthorised"}
+#: the longest request line read (a Rules Submission is a few kB); longer is refused, connection closed
+MAX_LINE_BYTES = 1 << 20
+#: a connection that sends nothing for this long is closed (a stranger's idle sockets are not kept)
+IDLE_TIMEOUT_S = 60.0
+
+
+def new_token() -> str:
+    """A fresh per-stub control token: ``secrets.token_hex(16)``."""
+    return secrets.token_hex(TOKEN_BYTES)
+
+
+def check_token(token: str) -> str:
+    """``--control-token HEX`` as given (lower-cased); ValueError naming what is wrong with it."""
+    if not token or any(c not in string.hexdigits for c in token):
+        raise ValueError("the control token must be hex digits (0-9, a-f), e.g. the output of "
+                         "python3 -c 'import secrets; print(secrets.token_hex(16))'")
+    if len(token) < TOKEN_MIN_HEX:
+        raise ValueError(f"the control token is {len(token)} hex digits: at least {TOKEN_MIN_HEX} "
+                         f"({TOKEN_MIN_HEX * 4} bits) are needed")
+    return token.lower()
+
+
+def control_url(host: str, port: int, token: str) -> str:
+    """The control URL a READY line prints: ``tcp://HOST:PORT?token=<hex>``."""
+    shown = f"[{host}]" if ":" in host else host
+    return f"tcp://{shown}:{port}?token={token}"
+
+
+class RefusalLog:
+    """Refusals logged with the peer's address, at most ``burst`` lines at once and then one line
+    per ``period_s``: a flood of strangers cannot fill the log. Each line after a quiet spell says
+    how many refusals were left out since the last one, and from which peers (the first few)."""
+
+    MAX_PEERS_KEPT = 4
+
+    def __init__(self, logger: logging.Logger = log, burst: int = 10, period_s: float = 10.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.logger, self.burst, self.period_s, self.clock = logger, burst, period_s, clock
+        self.allowance = float(burst)
+        self.last = clock()
+        self.refused = 0          # every refusal since start
+        self.suppressed = 0       # left out since the last line
+        self.suppressed_peers: list[str] = []
+
+    def __call__(self, peer: str | None, what: str) -> bool:
+        """Record one refusal; True when it was logged (False: counted for the next line)."""
+        self.refused += 1
+        now = self.clock()
+        self.allowance = min(float(self.burst), self.allowance + (now - self.last) / self.period_s)
+        self.last = now
+        if self.allowance < 1.0:
+            self.suppressed += 1
+            if peer not in self.suppressed_peers and len(self.suppressed_peers) < self.MAX_PEERS_KEPT:
+                self.suppressed_peers.append(peer or "?")
+            return False
+        self.allowance -= 1.0
+        more = ""
+        if self.suppressed:
+            peers = ", ".join(self.suppressed_peers) + (", ..." if len(self.suppressed_peers) >= self.MAX_PEERS_KEPT
+                                                        else "")
+            more = f" ({self.suppressed} more refusal(s) not logged since the last line, from {peers})"
+            self.suppressed, self.suppressed_peers = 0, []
+        self.logger.warning("control endpoint: refused %s from %s%s", what, peer or "?", more)
+        return True
+
+    def flush(self) -> None:
+        """Log the refusals left out since the last line, if any (the stub is stopping)."""
+        if self.suppressed:
+            peers = ", ".join(self.suppressed_peers) + (", ..." if len(self.suppressed_peers) >= self.MAX_PEERS_KEPT
+                                                        else "")
+            self.logger.warning("control endpoint: %d more refusal(s) not logged since the last line, from %s "
+                                "(%d refused in all)", self.suppressed, peers, self.refused)
+            self.suppressed, self.suppressed_peers = 0, []
+
+
+def _peer(writer: asyncio.StreamWriter) -> str | None:
+    name = writer.get_extra_info("peername")
+    if not name:
+        return None
+    host, port = name[0], name[1]
+    return f"[{host}]:{port}" if ":" in str(host) else f"{host}:{port}"
 
 #: (params dict, seed (int or SeedSequence fields), rules dict | None) -> the effective params; raises
 #: ValueError for parameters the model refuses.
@@ -74,22 +177,43 @@ def validate_params(cls: type, raw: dict[str, Any]) -> Any:
 
 
 class ControlServer:
+    """The control endpoint: ``token`` (hex) is what every request must carry; refusals go to
+    ``refusals`` (a ``RefusalLog``)."""
+
     def __init__(self, configure: Configure, truth: Callable[[], list[dict[str, Any]]],
                  clock: Callable[[float | None], dict[str, Any]] | None = None,
-                 info: Callable[[], dict[str, Any]] | None = None) -> None:
+                 info: Callable[[], dict[str, Any]] | None = None, *, token: str,
+                 refusals: RefusalLog | None = None) -> None:
         self.configure, self.truth, self.clock, self.info = configure, truth, clock, info
+        self.token = check_token(token).encode()
+        self.refusals = refusals or RefusalLog()
         self.server: asyncio.base_events.Server | None = None
 
     async def start(self, host: str, port: int) -> int:
-        self.server = await asyncio.start_server(self._client, host, port)
+        self.server = await asyncio.start_server(self._client, host, port, limit=MAX_LINE_BYTES)
         return self.server.sockets[0].getsockname()[1]
 
     async def stop(self) -> None:
         if self.server is not None:
             self.server.close()
             await self.server.wait_closed()
+        self.refusals.flush()
+
+    def authorised(self, request: Any) -> str | None:
+        """None when ``request`` carries the right token; else why not (for the log)."""
+        if not isinstance(request, dict):
+            return "a request that is not a JSON object"
+        given = request.get("token")
+        if given is None:
+            return "a request without a token"
+        if not isinstance(given, str):
+            return "a request whose token is not a string"
+        if not hmac.compare_digest(given.encode("utf-8", "surrogatepass"), self.token):
+            return "a request with a wrong token"
+        return None
 
     def handle(self, request: dict[str, Any]) -> dict[str, Any]:
+        """The answer to an authorised request (``authorised`` says whether it is)."""
         op = request.get("op")
         try:
             if op == "configure":
@@ -111,14 +235,32 @@ class ControlServer:
             return {"ok": False, "error": str(exc)}
 
     async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        peer = _peer(writer)
         try:
-            while line := await reader.readline():
+            while True:
+                try:
+                    line = await asyncio.wait_for(reader.readline(), IDLE_TIMEOUT_S)
+                except (asyncio.LimitOverrunError, ValueError):  # a line longer than MAX_LINE_BYTES
+                    self.refusals(peer, f"a request line over {MAX_LINE_BYTES} bytes")
+                    writer.write(json.dumps(UNAUTHORISED).encode() + b"\n")
+                    break
+                if not line:
+                    break
                 try:
                     request = json.loads(line)
-                    answer = self.handle(request) if isinstance(request, dict) else {"ok": False, "error": "not an object"}
-                except json.JSONDecodeError as exc:
-                    answer = {"ok": False, "error": f"bad JSON: {exc}"}
-                writer.write(json.dumps(answer).encode() + b"\n")
+                except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+                    request, why = None, "a request that is not JSON"
+                else:
+                    why = self.authorised(request)
+                if why is not None:
+                    op = request.get("op") if isinstance(request, dict) else None
+                    self.refusals(peer, f"{why} (op {str(op)[:40]!r})" if op is not None else why)
+                    writer.write(json.dumps(UNAUTHORISED).encode() + b"\n")
+                    await writer.drain()
+                    break  # a stranger gets one answer per connection
+                writer.write(json.dumps(self.handle(request)).encode() + b"\n")
                 await writer.drain()
+        except (TimeoutError, asyncio.TimeoutError, ConnectionError):
+            pass  # idle or gone: closed below
         finally:
             writer.close()

@@ -1,7 +1,11 @@
 """Start a firmware stub in its own process and end it by its pid (tests, benches, lab scripts).
 
     with launch("wagering", "--modbus", "tcp://127.0.0.1:0", "--control", "tcp://127.0.0.1:0") as stub:
-        stub.url, stub.control   # from its READY line
+        stub.url, stub.control   # from its READY line; control = "tcp://127.0.0.1:PORT?token=<hex>"
+        stub.stderr()            # what it wrote on stderr so far (warnings, refusals it logged)
+
+``stub.control`` is the whole control URL with the stub's token, as the rig's
+``hil.adapters.stub_control`` and a bench file's ``control`` take it (docs/security.md).
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import IO
+from urllib.parse import parse_qs, urlsplit
 
 READY_TIMEOUT_S = 20.0
 
@@ -27,8 +33,23 @@ class StubStartError(RuntimeError):
 class Launched:
     proc: subprocess.Popen
     url: str
-    control: str | None
+    control: str | None  # tcp://HOST:PORT?token=<hex>: the whole URL, token included
     actuator: str | None = None  # a wagering stub's DO module (--actuator-modbus)
+    err: IO[bytes] | None = None  # the stub's stderr (a temporary file)
+
+    @property
+    def control_token(self) -> str | None:
+        """The token of the control URL (None: no control endpoint)."""
+        if self.control is None:
+            return None
+        return (parse_qs(urlsplit(self.control).query).get("token") or [None])[-1]
+
+    def stderr(self) -> str:
+        """What the stub has written on stderr so far."""
+        if self.err is None:
+            return ""
+        self.err.flush()
+        return os.pread(self.err.fileno(), 1 << 24, 0).decode(errors="replace")
 
 
 def _first_line(proc: subprocess.Popen, timeout_s: float) -> str:
@@ -74,7 +95,7 @@ def launch(device: str, *args: str, ready_timeout_s: float = READY_TIMEOUT_S) ->
             raise StubStartError(f"unexpected first line {' '.join(parts)!r}")
         control = next((p.removeprefix("control=") for p in parts[3:] if p.startswith("control=")), None)
         actuator = next((p.removeprefix("actuator=") for p in parts[3:] if p.startswith("actuator=")), None)
-        yield Launched(proc, parts[2], control, actuator)
+        yield Launched(proc, parts[2], control, actuator, err)
     except StubStartError as exc:
         proc.kill()
         proc.wait(timeout=10)

@@ -30,7 +30,8 @@ DECLARED: dict[str, tuple[str, ...]] = {"ball_wheel": ("wheel",), "illuminator":
 
 
 class BenchRefused(RuntimeError):
-    """The bench cannot run the scenario: ``kind`` is ``unreachable`` or ``mismatch`` (exit 2)."""
+    """The bench cannot run the scenario: ``kind`` is ``unreachable``, ``connect``, ``mismatch`` or
+    ``unauthorised`` (a stub's control endpoint refused the bench's token) (exit 2)."""
 
     def __init__(self, kind: str, role: str | None, message: str) -> None:
         super().__init__(kind, role, message)

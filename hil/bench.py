@@ -341,6 +341,7 @@ def _need(roulette_x: RouletteXSubmission | None) -> RouletteXSubmission:
 def _refused_at_connect(role: str, dev: DeviceConfig):
     """A real device that cannot be reached at connect, or is not the device the bench says (its
     clock at another time scale), stops the run: ``hil.applicability.BenchRefused``."""
+    from hil.adapters.stub_control import StubControlUnauthorised, redact
     from hil.applicability import BenchRefused
     from hil.clock import ClockRateMismatch
 
@@ -350,12 +351,15 @@ def _refused_at_connect(role: str, dev: DeviceConfig):
         raise BenchRefused("mismatch", role, f"devices.{role}: {exc}") from None
     except BenchRefused:
         raise
+    except StubControlUnauthorised as exc:  # no token in the bench's control URL, or the wrong one
+        raise BenchRefused("unauthorised", role, f"devices.{role}.control: the {dev.kind} device's control endpoint "
+                           f"refused the rig: {exc}") from None
     except Exception as exc:  # noqa: BLE001 — whatever stopped the connect is named, once
         from hil.adapters.stub_control import StubControlError
         from hil.transport.modbus import WireError
         from hil.transport.serial import SerialWireError
 
-        where = dev.url + (f" (control {dev.control})" if dev.control else "")
+        where = dev.url + (f" (control {redact(dev.control)})" if dev.control else "")
         unreachable = (OSError, TimeoutError, concurrent.futures.TimeoutError, StubControlError, WireError,
                        SerialWireError)
         # a device that answered (a Modbus exception response) was reached: its connect sequence failed

@@ -1,36 +1,73 @@
-"""The rig's client of a firmware stub's control endpoint (see ``firmware_stubs/control.py``)."""
+"""The rig's client of a firmware stub's control endpoint (see ``firmware_stubs/control.py``).
+
+The bench's ``control`` URL is the one the stub printed on its READY line,
+``tcp://HOST:PORT?token=<hex>``: each request carries that token (docs/security.md). A URL without
+a token, or a token the stub refuses, is a ``StubControlUnauthorised`` — at connect, the bench is
+refused (``hil.applicability.BenchRefused``, exit 2)."""
 
 from __future__ import annotations
 
 import json
+import re
 import socket
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 from pydantic import BaseModel
+
+#: the token's query key in a control URL
+TOKEN_KEY = "token"
 
 
 class StubControlError(RuntimeError):
     pass
 
 
-def request(url: str, message: dict[str, Any], timeout_s: float = 5.0) -> dict[str, Any]:
-    """One request/answer on the stub's control endpoint ``tcp://HOST:PORT``."""
+class StubControlUnauthorised(StubControlError):
+    """The control URL has no token, or the stub refused the one it has."""
+
+
+def redact(url: str) -> str:
+    """``url`` with its token cut to its first 4 hex digits (``token=3f9c…``): enough to tell two
+    tokens apart in an error message, too little to use — reports and logs are shared."""
+    return re.sub(r"(token=[0-9A-Za-z]{0,4})[^&#\s]*", r"\1…", url)
+
+
+def _endpoint(url: str) -> tuple[str, int, str]:
+    """(host, port, token) of a control URL; ``StubControlError`` / ``StubControlUnauthorised``."""
     u = urlsplit(url)
     if u.scheme != "tcp" or not u.hostname or u.port is None:
-        raise StubControlError(f"{url!r}: a control endpoint is tcp://HOST:PORT")
+        raise StubControlError(f"{redact(url)!r}: a control endpoint is tcp://HOST:PORT?token=<hex>")
+    tokens = parse_qs(u.query).get(TOKEN_KEY)
+    if not tokens or not tokens[-1]:
+        raise StubControlUnauthorised(
+            f"stub control {redact(url)}: the control URL has no token — the stub prints it on its READY "
+            f"line (control=tcp://HOST:PORT?token=<32 hex digits>): give the bench that whole URL")
+    return u.hostname, u.port, tokens[-1]
+
+
+def request(url: str, message: dict[str, Any], timeout_s: float = 5.0) -> dict[str, Any]:
+    """One request/answer on the stub's control endpoint ``tcp://HOST:PORT?token=<hex>``."""
+    host, port, token = _endpoint(url)
     try:
-        with socket.create_connection((u.hostname, u.port), timeout=timeout_s) as sock:
-            sock.sendall(json.dumps(message).encode() + b"\n")
+        with socket.create_connection((host, port), timeout=timeout_s) as sock:
+            sock.sendall(json.dumps({**message, TOKEN_KEY: token}).encode() + b"\n")
             answer = sock.makefile("rb").readline()
     except OSError as exc:
-        raise StubControlError(f"stub control {url}: {exc}") from None
+        raise StubControlError(f"stub control {redact(url)}: {exc}") from None
     try:
         reply = json.loads(answer)
     except json.JSONDecodeError:
-        raise StubControlError(f"stub control {url}: unreadable answer {answer[:80]!r}") from None
+        raise StubControlError(f"stub control {redact(url)}: unreadable answer {answer[:80]!r}") from None
+    if not isinstance(reply, dict):
+        raise StubControlError(f"stub control {redact(url)}: unreadable answer {answer[:80]!r}")
     if not reply.get("ok"):
-        raise StubControlError(f"stub control {url}: {reply.get('error')}")
+        if reply.get("error") == "unauthorised":
+            raise StubControlUnauthorised(
+                f"stub control {redact(url)}: the stub refused the token (unauthorised) — the bench's control "
+                f"URL must carry the token this stub printed on its READY line (a restarted stub draws a new "
+                f"one unless started with --control-token)")
+        raise StubControlError(f"stub control {redact(url)}: {reply.get('error')}")
     return reply
 
 
