@@ -34,6 +34,7 @@ import simpy
 from devices.actuator import Attribution, Entry, attribute
 from devices.contracts import Actuation, Actuator, PressAnswer, SpinStop, TopSlotStop, WageringDevice
 from hil.bench import BenchError, Devices
+from hil.adversary import Adversary
 from hil.bonus import BonusCroupier
 from hil.lockout import BoundarySearch
 from hil.scenario import CroupierFaults, Scenario
@@ -78,6 +79,8 @@ class TableCroupier:
         self._t_lock = 0.0
         self.chips: list[tuple[float, int, str, int]] = []  # a card table's: (time, seat, wager, stake)
         self.stats: dict[str, int] = {}
+        #: the late-bet adversary (``hil.adversary``), when the scenario has one
+        self.adversary = Adversary(scenario.adversary, scenario) if scenario.adversary is not None else None
         if wagering is not None:
             watch = getattr(wagering, "watch", None)
             if watch is not None:
@@ -259,6 +262,16 @@ class TableCroupier:
             seat = int(rng.integers(1, pl.count + 1))
             spot = late_spots[int(rng.integers(len(late_spots)))]
             self._press_at(late, seat, spot, 100 * int(rng.integers(1, 11)))
+        if late_spots and self.adversary is not None:  # once a round (a followed wheel's second call has none)
+            spots = self._buttons(self.adversary.seat, late_spots) if self.actuator is not None else late_spots
+            self._schedule_adversary(t_lock, spots, "press")
+
+    def _schedule_adversary(self, t_no_more_bets: float, spots: Sequence[str], via: str) -> None:
+        """The late-bet adversary's attempts of this round around ``t_no_more_bets`` (``hil.adversary``):
+        presses of a wagering device (``via`` "press"), chips on a card table's layout ("chips") or
+        Crazy 4 requests ("request"). Nothing without an ``adversary`` section."""
+        if self.adversary is not None:
+            self.adversary.schedule(self, t_no_more_bets, spots, via)
 
     def _probe_answered(self, offset_s: float, ev: simpy.Event) -> None:
         if ev.ok:

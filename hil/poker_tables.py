@@ -40,7 +40,7 @@ Crazy 4, one round (no device, no card: the placement rules only)::
 
 ``CroupierFaults`` make it wrong on purpose: ``payout_error_cents``, ``uth_bad_beat_other_reading``,
 ``uth_board_pays_any_pair``, ``uth_pairs_use_dealer_cards``, ``ultimate_pairs_paytable``,
-``remove_cards_before_settling``;
+``remove_cards_before_settling``, ``accept_late_chips`` (chips placed after "no more bets" taken);
 ``crazy4_accept_cash_and_unseated``, ``crazy4_accept_after_no_more_bets``,
 ``crazy4_accept_unequal_super_bonus``, ``crazy4_accept_second_position``. The Crazy 4 faults are a
 dealer who sees the request wrongly (cash as chips, a bystander as seated, the Super Bonus as the
@@ -56,6 +56,7 @@ from typing import ClassVar
 import numpy as np
 import simpy
 
+from hil.adversary import crazy4_spots
 from hil.bench import Devices
 from hil.controller import TableCroupier
 from hil.scenario import PokerTable, Scenario
@@ -119,6 +120,7 @@ class PokerSideCroupier(TableCroupier):
         self._say("betting_open", {"window_s": cr.betting_window_s})
         t_close = env.now + cr.betting_window_s
         self._schedule_players(cr.betting_window_s)
+        self._schedule_adversary(t_close, list(self.table.side or {}), "chips")
         yield env.timeout(cr.betting_window_s)
         self._say("no_more_bets")
         yield env.timeout(cr.spin_delay_s)  # chips still arriving are rejected
@@ -150,9 +152,9 @@ class PokerSideCroupier(TableCroupier):
         """The chips placed before "no more bets" are the round's wagers; later ones are rejected."""
         wagers: list[dict] = []
         for i, (at, seat, wager, stake) in enumerate(sorted(self.chips), 1):
-            if at >= t_close:
+            if at >= t_close and not self.faults.accept_late_chips:
                 self._say("wager_rejected", {"seat": seat, "wager": wager, "stake_cents": stake,
-                                             "reason": "placed after no more bets"})
+                                             "reason": "placed after no more bets", "placed_s": at})
                 continue
             w = {"wager_id": f"{n}-{i}", "seat": seat, "wager": wager, "paytable": (self.table.side or {})[wager],
                  "stake_cents": stake, "placed_s": at}
@@ -300,6 +302,7 @@ class Crazy4Controller(TableCroupier):
         self._say("round_start", {"round": n})
         self._say("betting_open", {"window_s": cr.betting_window_s})
         self._schedule_players(cr.betting_window_s)
+        self._schedule_adversary(env.now + cr.betting_window_s, crazy4_spots(), "request")
         yield env.timeout(cr.betting_window_s)
         self._no_more_bets()
         # the late requests and the Play Wagers (a second one 0.5 s after the first) arrive meanwhile

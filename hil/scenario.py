@@ -87,6 +87,34 @@ class Lockout(pydantic.BaseModel):
     probe: LockoutProbe | None = LockoutProbe()
 
 
+class Adversary(pydantic.BaseModel):
+    """The late-bet adversary (``hil.adversary``): each round the rig makes ``attempts_per_round``
+    wager attempts at seeded random offsets from "no more bets" in [-before, +after]
+    (``window_s``), at one seat, through the same path as the players' (the actuator, or the
+    device's press injection; at a card table without a wagering device, chips on the layout or
+    Crazy 4 requests), and records each attempt and what the device answered. Judged by the
+    table's ``*-late-bets`` check (docs/scenarios.md, "The late-bet adversary")."""
+
+    model_config = _STRICT
+    attempts_per_round: int = Field(20, ge=1, le=10_000)
+    #: seconds before and after "no more bets" the attempts span (each >= 0, finite)
+    window_s: tuple[float, float] = (0.010, 0.020)
+    #: the adversary's own random stream (its offsets never move the croupier's or the players' draws)
+    seed: int = Field(0, ge=0, lt=2**63)
+    #: the seat it presses (a player's seat, never the lock-out probe's); default: the last player's.
+    #: Crazy 4: the position it wagers at, as player ``ADV`` (default: the empty one after the last seat)
+    seat: int | None = Field(None, ge=1, le=64)
+
+    @pydantic.model_validator(mode="after")
+    def _window(self) -> Adversary:
+        import math
+
+        before, after = self.window_s
+        if not (math.isfinite(before) and math.isfinite(after)) or before < 0 or after < 0 or before + after <= 0:
+            raise ValueError(f"window_s: need [before, after] finite, >= 0 and not both 0, got [{before}, {after}]")
+        return self
+
+
 class Croupier(pydantic.BaseModel):
     """The croupier's procedure timing (the rig's own part)."""
 
@@ -124,6 +152,9 @@ class CroupierFaults(pydantic.BaseModel):
     settle_late_presses: bool = False
     #: drops a press the rig did not make (a real player's) without settling or refusing it
     ignore_foreign_presses: bool = False
+    #: a card table's dealer takes chips placed on the layout after "no more bets" as wagers (UTH,
+    #: Criss-Cross: § 653b.4(c), § 653b.5(c), § 674b.1(c))
+    accept_late_chips: bool = False
     #: a card (or Roulette) table's dealer confirms to the progressive system the presses it refused as
     #: not made by the rig (a real player's), so the meters grow from presses that are no wager
     #: (§ 633b.17(h), § 617b.4(h)(2))
@@ -381,6 +412,8 @@ class Scenario(pydantic.BaseModel):
     cards: CardTable | None = None  # game: blackjack
     poker: PokerTable | None = None  # game: uth, criss-cross, crazy-4
     lockout: Lockout = Lockout()
+    #: the late-bet adversary (``hil.adversary``); None: none
+    adversary: Adversary | None = None
     checks: CheckSettings = CheckSettings()
     expect: Expect = Expect()
     #: the Rules Submission this scenario is played under (a Crazy Time or Roulette X table), instead
@@ -403,6 +436,8 @@ class Scenario(pydantic.BaseModel):
             self._poker_table()
         elif self.poker is not None:
             raise ValueError(f"'poker' is for game: {', '.join(POKER_GAMES)}, not {self.game}")
+        if self.adversary is not None:
+            self._adversary()
         if self.rules_submission is not None and self.game not in ("crazy-time", "roulette"):
             raise ValueError(f"rules_submission: a {self.game} table plays the regulation's own paytables")
         ids = {c.id for c in checks_for(self.game)}
@@ -420,6 +455,31 @@ class Scenario(pydantic.BaseModel):
                 raise ValueError(f"{section}: {extra} are not device roles of {self.game} (its roles: "
                                  f"{', '.join(self.roles)})")
         return self
+
+    def _adversary(self) -> None:
+        """The adversary presses a player's seat (never the probe's: presses there after the lock-out
+        command are the probe's), and its latest attempt comes before the croupier takes its
+        decisions ("no more bets" + ``croupier.spin_delay_s``), so every attempt is decided."""
+        adv, pl = self.adversary, self.players
+        assert adv is not None
+        if pl.count < 1:
+            raise ValueError("adversary: needs at least one player seat (players.count >= 1)")
+        seat = adv.seat
+        if adv.window_s[0] > self.croupier.betting_window_s:
+            raise ValueError(f"adversary.window_s: {adv.window_s[0]} s before \"no more bets\" is before betting opens "
+                             f"(croupier.betting_window_s {self.croupier.betting_window_s})")
+        if self.game != "crazy-4":
+            if seat is not None and seat > pl.count:
+                raise ValueError(f"adversary.seat: {seat} is not a player's seat (players.count {pl.count})")
+            probe = self.lockout.probe
+            if probe is not None and (seat or pl.count) == probe.seat:
+                raise ValueError(f"adversary.seat: {seat or pl.count} is the lock-out probe's seat")
+            if self.game != "crazy-time" and adv.window_s[1] >= self.croupier.spin_delay_s:
+                raise ValueError(f"adversary.window_s: {adv.window_s[1]} s after \"no more bets\" is not before the "
+                                 f"croupier decides the round's wagers (croupier.spin_delay_s {self.croupier.spin_delay_s})")
+        elif adv.window_s[1] >= self.croupier.spin_delay_s + 5.0:  # Crazy 4: the round ends after the Play Wagers
+            raise ValueError(f"adversary.window_s: {adv.window_s[1]} s after \"no more bets\" is past the round's "
+                             f"end (croupier.spin_delay_s + 5 s)")
 
     def _poker_table(self) -> None:
         """A poker table deals from one 52-card deck (UTH and Criss-Cross; Crazy 4 deals nothing

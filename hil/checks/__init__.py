@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hil.checks import crazy_time
+from hil.checks.adversary import ADVERSARY_CHECKS
 from hil.checks.base import BenchView, Check, CheckConfig, CheckResult, Finding, RoundView
 from hil.checks.bonus import BONUS_CHECKS
 from hil.checks.cards import BLACKJACK_CHECKS
@@ -25,8 +26,9 @@ GAME_CHECKS: dict[str, tuple[type[Check], ...]] = {
     "criss-cross": CRISS_CROSS_CHECKS,
     "crazy-4": CRAZY4_CHECKS,
 }
-# every table's run is judged on its own evidence too (wire faults, void spins and rounds)
-GAME_CHECKS = {game: checks + EVIDENCE_CHECKS for game, checks in GAME_CHECKS.items()}
+# every table's late-bet adversary (hil.adversary: indeterminate where a scenario has none), and the
+# run judged on its own evidence (wire faults, void spins and rounds)
+GAME_CHECKS = {game: checks + ADVERSARY_CHECKS[game] + EVIDENCE_CHECKS for game, checks in GAME_CHECKS.items()}
 ALL_CHECKS: tuple[type[Check], ...] = tuple(dict.fromkeys(c for checks in GAME_CHECKS.values() for c in checks))
 CHECK_IDS: frozenset[str] = frozenset(c.id for c in ALL_CHECKS)
 
