@@ -148,8 +148,29 @@ def lockout_rounds(latency_s: float, rounds: int) -> dict:
             "errors": errors, "widths": widths}
 
 
-def main() -> None:
-    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else ROUNDS
+def parse_args(argv: list[str] | None = None) -> int:
+    """The rounds per injected latency (``ROUNDS`` by default); ``--help`` prints the usage. A bad
+    count is a usage error (exit 2), never a traceback."""
+    import argparse
+
+    def positive(text: str) -> int:
+        try:
+            n = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if not CONVERGE < n <= 100_000:
+            raise argparse.ArgumentTypeError(f"need {CONVERGE + 1}..100000 rounds (the first {CONVERGE} "
+                                             f"are the search converging), not {n}")
+        return n
+
+    parser = argparse.ArgumentParser(prog="bench/hil_latency.py", description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("rounds", nargs="?", type=positive, default=ROUNDS,
+                        help=f"lock-out rounds per injected latency (default {ROUNDS})")
+    return parser.parse_args(argv).rounds
+
+
+def main(argv: list[str] | None = None) -> None:
+    rounds = parse_args(argv)
     with stub() as url:
         rt = read_round_trips(url)
     print(f"read round trip (stub in another process, loopback TCP): bare pymodbus p50 {rt['bare_read_p50_us']:.0f} µs, "

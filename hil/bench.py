@@ -41,11 +41,12 @@ from devices.top_slot import TopSlotParams, TopSlotSim
 from devices.wagering import WageringParams, WageringSim
 from devices.actuator import PROGRESSIVE_SPOTS, WAGERING_SPOTS, ActuatorParams, SimActuator, Wiring
 from hil.clock import DEFAULT_MAX_DRIFT_PPM, max_clock_drift
-from hil.config import ConfigError, dotted, parse_toml, read_text, validate
+from hil.config import ConfigError, did_you_mean, dotted, parse_toml, read_text, validate
 from hil.wire.url import ModbusUrl
 from hil.transport.visa import CounterConfig
 from hil.wire.registers import default_map, load_register_map
 from rules.roulette_x import RouletteXSubmission
+from rules.parsing import data_problem, describe
 from rules.submission import RulesSubmission
 
 #: The base game's device roles: a bench file must name each.
@@ -118,8 +119,8 @@ class DeviceConfig(pydantic.BaseModel):
     url: str | None = None
     unit: int = pydantic.Field(1, ge=0, le=247)
     register_map: str = "default"
-    timeout_s: float = pydantic.Field(0.5, gt=0)
-    poll_period_s: float = pydantic.Field(0.002, gt=0)
+    timeout_s: float = pydantic.Field(0.5, gt=0, le=60)
+    poll_period_s: float = pydantic.Field(0.002, gt=0, le=10)
     control: str | None = None
     #: the actuator's fields (role ``actuator`` only; docs/wire/actuator.md)
     pulse_s: float | None = None
@@ -133,7 +134,7 @@ class DeviceConfig(pydantic.BaseModel):
         return {k: getattr(self, k) for k in ACTUATOR_FIELDS if getattr(self, k) is not None}
     #: the most this device's clock may drift against the rig's (ppm); beyond it a ``clock_drift``
     #: wire fault is recorded (docs/wire/clock.md). None: the bench's ``max_clock_drift_ppm``
-    max_clock_drift_ppm: float | None = pydantic.Field(None, gt=0)
+    max_clock_drift_ppm: float | None = pydantic.Field(None, gt=0, le=1e6)
 
     @pydantic.model_validator(mode="after")
     def _fields_of_kind(self) -> DeviceConfig:
@@ -156,11 +157,11 @@ class BenchConfig(pydantic.BaseModel):
     name: str
     description: str = ""
     #: simulated seconds per wall second when any device is real (the stubs must use the same)
-    time_scale: float = pydantic.Field(1.0, gt=0)
+    time_scale: float = pydantic.Field(1.0, gt=0, le=1_000)
     devices: dict[Role, DeviceConfig]
     #: the most a real device's clock may drift against the rig's (ppm), unless its device says
     #: otherwise (docs/wire/clock.md): a crystal is within ±100, a ceramic resonator ±5,000
-    max_clock_drift_ppm: float = pydantic.Field(DEFAULT_MAX_DRIFT_PPM, gt=0)
+    max_clock_drift_ppm: float = pydantic.Field(DEFAULT_MAX_DRIFT_PPM, gt=0, le=1e6)
     #: optional instruments: ``lockout_counter`` (a VISA time-interval counter, docs/wire/visa-counter.md)
     instruments: dict[Literal["lockout_counter"], CounterConfig] = {}
 
@@ -186,6 +187,32 @@ def params_adapter(role: str) -> pydantic.TypeAdapter:
     return pydantic.TypeAdapter(SIM_MODELS[role][1])
 
 
+#: Bounds of a device parameter by what its name says it is (STYLE.md § 4: names carry units), for
+#: the device models' params (``devices/``) and the bench's instruments: a value past them is a typo
+#: (``1e30``), never a test. A duration at most 10^7 s (116 days of table time), a rate or a clock
+#: error at most 10^6 per second / ppm, an amount at most 10^12 cents; the counts that size a model
+#: (seats, decks, rows) at most what a table has.
+MAGNITUDE_BOUNDS: tuple[tuple[str, float, str], ...] = (
+    ("_s", 1e7, "s (116 days)"), ("_hz", 1e6, "Hz"), ("_rps", 1e6, "rev/s"), ("_sps", 1e6, "steps/s"),
+    ("_mps", 1e6, "m/s"), ("_ppm", 1e6, "ppm"), ("_cents", 1e12, "cents"), ("seats", 64, "seats"),
+    ("decks", 8, "decks"), ("rows", 64, "rows"),
+)
+
+
+def magnitude_problems(values: dict[str, Any]) -> list[tuple[tuple, str]]:
+    """(loc, message) for each number of ``values`` (a params mapping) past its name's bound
+    (``MAGNITUDE_BOUNDS``)."""
+    out = []
+    for key, value in values.items():
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            continue
+        for suffix, most, unit in MAGNITUDE_BOUNDS:
+            if str(key).endswith(suffix) and abs(value) > most:
+                out.append(((key,), f"{value!r} is past the bound of {most:,.0f} {unit} for {key}"))
+                break
+    return out
+
+
 def _unknown(role: str, params: dict[str, Any]) -> list[str]:
     known = {f.name for f in dataclasses.fields(SIM_MODELS[role][1])}
     return [k for k in params if k not in known]
@@ -197,27 +224,39 @@ def sim_params(role: str, *layers: dict[str, Any]) -> Any:
     for layer in layers:
         merged.update(layer)
     if unknown := _unknown(role, merged):
-        raise ValueError(f"unknown {role} parameter(s) {unknown}")
+        known = [f.name for f in dataclasses.fields(SIM_MODELS[role][1])]
+        raise ValueError(f"unknown {role} parameter(s) {unknown}{did_you_mean(unknown[0], known)}")
     return params_adapter(role).validate_python(merged)
 
 
 def check_params(role: str, params: dict[str, Any]) -> list[tuple[tuple, str]]:
     """Validation errors (loc, message) of sim params for ``role``; empty when they are valid."""
     if role not in SIM_MODELS:
-        return [((), f"unknown device role {role!r} (known: {', '.join(ROLES)})")]
+        return [((), f"unknown device role {role!r}{did_you_mean(role, ROLES)} (known: {', '.join(ROLES)})")]
     if unknown := _unknown(role, params):
-        known = ", ".join(f.name for f in dataclasses.fields(SIM_MODELS[role][1]))
-        return [((k,), f"unknown parameter (known: {known})") for k in unknown]
+        names = [f.name for f in dataclasses.fields(SIM_MODELS[role][1])]
+        return [((k,), f"unknown parameter {k!r}{did_you_mean(str(k), names)} (known: {', '.join(names)})")
+                for k in unknown]
     try:
-        params_adapter(role).validate_python(params)
+        validated = params_adapter(role).validate_python(params)
     except pydantic.ValidationError as exc:
-        return [(tuple(e["loc"]), e["msg"]) for e in exc.errors()]
-    return []
+        return [describe(e, SIM_MODELS[role][1]) for e in exc.errors()]
+    except (TypeError, KeyError, IndexError, OverflowError, MemoryError, RecursionError) as exc:
+        # a params dataclass whose own checks choke on a value of the wrong kind: refused, never a traceback
+        return [((), f"invalid {role} parameters: {type(exc).__name__}: {exc}")]
+    values = dataclasses.asdict(validated)
+    if (problem := data_problem(values)) is not None:  # 1e30 coerced to an int
+        return [problem]
+    return magnitude_problems({k: v for k, v in values.items() if k in params})  # as read ("1.0e30" a float)
 
 
 def parse_bench(text: str, source: str) -> LoadedBench:
     data, lines = parse_toml(text, source)
     config = validate(BenchConfig, data, source, lines)
+    for name, instrument in config.instruments.items():
+        for loc, msg in magnitude_problems(instrument.model_dump()):
+            path = ("instruments", name, *loc)
+            raise ConfigError(source, lines.line(path), dotted(path), msg)
     for role, dev in config.devices.items():
         if role != ACTUATOR:
             if given := [k for k in ACTUATOR_FIELDS if getattr(dev, k) is not None]:

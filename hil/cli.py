@@ -60,6 +60,38 @@ def _archive_previous(out: Path) -> None:
         shutil.move(str(p), dest / p.name)
 
 
+def load_run_inputs(paths: list[Path] | None, bench: Path | None, rules: Path | None,
+                    roulette_x_rules: Path | None, max_rounds: int | None = None) -> tuple:
+    """Everything ``run`` reads before it runs anything: (scenarios, bench, rules, Roulette X rules).
+    A bad file raises ConfigError (file, line, field): ``run`` exits 2 and nothing runs. The
+    scenarios are checked against the bench (``hil.scenario.check_against_bench``: seats)."""
+    from hil.bench import load_bench
+    from hil.runner import load_roulette_x_rules, load_rules, scenario_rules
+    from hil.scenario import check_against_bench, discover, load_scenario
+
+    files = discover(list(paths) if paths else [BUNDLED_SUITE])
+    if not files:
+        raise ConfigError(str(paths or BUNDLED_SUITE), None, "", "no scenario files (*.yaml) found")
+    scenarios = [load_scenario(f) for f in files]
+    for s in scenarios:  # a scenario's own Rules Submission is refused now, not mid-run
+        scenario_rules(s)
+    loaded_bench = load_bench(bench)
+    for s in scenarios:  # players and the probe within the bench's seats
+        check_against_bench(s, loaded_bench)
+    loaded_rules = load_rules(rules)
+    loaded_rx = load_roulette_x_rules(roulette_x_rules)
+    names = [s.scenario.name for s in scenarios]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise ConfigError(scenarios[names.index(dup[0])].path, None, "name", f"duplicate scenario name {dup[0]!r}")
+    if max_rounds is not None:
+        if max_rounds < 1:
+            raise ConfigError("--max-rounds", None, "", "must be >= 1")
+        scenarios = [dataclasses.replace(s, scenario=s.scenario.model_copy(
+            update={"rounds": min(s.scenario.rounds, max_rounds)})) for s in scenarios]
+    return scenarios, loaded_bench, loaded_rules, loaded_rx
+
+
 @app.command()
 def run(
     paths: Annotated[Optional[list[Path]], typer.Argument(help="scenario files or folders (default: the bundled suite)")] = None,
@@ -67,9 +99,9 @@ def run(
     rules: Annotated[Optional[Path], typer.Option(help="Rules Submission TOML (default: the shipped one)")] = None,
     roulette_x_rules: Annotated[Optional[Path], typer.Option(
         help="Roulette X Rules Submission TOML (default: the shipped reference one)")] = None,
-    seed: Annotated[Optional[int], typer.Option(help="derive every scenario's seed from N")] = None,
+    seed: Annotated[Optional[int], typer.Option(help="derive every scenario's seed from N", min=0, max=2**63 - 1)] = None,
     out: Annotated[Path, typer.Option(help="output folder: report.json, junit.xml, traces/")] = Path("out"),
-    jobs: Annotated[int, typer.Option(help="worker processes (default: all cores; 1 with real devices)")] = 0,
+    jobs: Annotated[int, typer.Option(help="worker processes (default 0: all cores; 1 with real devices)", min=0)] = 0,
     resume: Annotated[bool, typer.Option(
         help="go on with a killed run: each scenario's trace in OUT/traces continues after its last committed "
              "round, from the table's state committed with it (streaks, meters)")] = False,
@@ -77,31 +109,13 @@ def run(
         help="cap every scenario's rounds (a smoke run: statistical checks may become indeterminate)")] = None,
 ) -> None:
     """Run scenarios on the bench; print a verdict per scenario; write the reports."""
-    from hil.bench import load_bench
     from hil.report import build_report, print_summary, provenance, write_json, write_junit
-    from hil.runner import load_roulette_x_rules, load_rules, run_suite, scenario_rules
-    from hil.scenario import discover, load_scenario
+    from hil.runner import run_suite
 
     started = dt.datetime.now(dt.timezone.utc)
     try:
-        files = discover(list(paths) if paths else [BUNDLED_SUITE])
-        if not files:
-            raise ConfigError(str(paths or BUNDLED_SUITE), None, "", "no scenario files (*.yaml) found")
-        scenarios = [load_scenario(f) for f in files]
-        for s in scenarios:  # a scenario's own Rules Submission is refused now, not mid-run
-            scenario_rules(s)
-        loaded_bench = load_bench(bench)
-        loaded_rules = load_rules(rules)
-        loaded_rx = load_roulette_x_rules(roulette_x_rules)
-        names = [s.scenario.name for s in scenarios]
-        dup = sorted({n for n in names if names.count(n) > 1})
-        if dup:
-            raise ConfigError(scenarios[names.index(dup[0])].path, None, "name", f"duplicate scenario name {dup[0]!r}")
-        if max_rounds is not None:
-            if max_rounds < 1:
-                raise ConfigError("--max-rounds", None, "", "must be >= 1")
-            scenarios = [dataclasses.replace(s, scenario=s.scenario.model_copy(
-                update={"rounds": min(s.scenario.rounds, max_rounds)})) for s in scenarios]
+        scenarios, loaded_bench, loaded_rules, loaded_rx = load_run_inputs(paths, bench, rules, roulette_x_rules,
+                                                                           max_rounds)
     except ConfigError as exc:
         raise _bad_input(exc) from None
     out.mkdir(parents=True, exist_ok=True)
@@ -175,7 +189,8 @@ def rtp(
     rules: Annotated[Optional[Path], typer.Option(help="Rules Submission TOML (crazy-time, roulette-x)")] = None,
     paytable: Annotated[Optional[str], typer.Option(help="roulette-up: A..E, P1..P7; roulette-x: A | B")] = None,
     wheel: Annotated[Optional[str], typer.Option(help="roulette: single | double (zero)")] = None,
-    decks: Annotated[Optional[int], typer.Option(help="card side wagers: decks in the shoe (default: 6 and 8)")] = None,
+    decks: Annotated[Optional[int], typer.Option(help="card side wagers: decks in the shoe (default: 6 and 8)",
+                                                 min=1)] = None,
     json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """Exact return to player per wager (Crazy Time, Roulette Up, Roulette X, the card side wagers)."""
@@ -280,6 +295,13 @@ def check(
     from hil.runner import judge
     from hil.trace import TraceReader
 
+    import math
+
+    for option, value, below_one in (("--budget-s", budget_s, False), ("--top-slot-tolerance-s", top_slot_tolerance_s,
+                                                                       False), ("--chi2-alpha", chi2_alpha, True)):
+        if value is not None and not (math.isfinite(value) and 0 < value and (value < 1 or not below_one)):
+            sys.stderr.write(f"error: {option}: need a finite number > 0{' and < 1' if below_one else ''}, not {value}\n")
+            raise typer.Exit(EXIT_BAD_INPUT)
     if not trace.exists():
         sys.stderr.write(f"error: {trace}: no such trace\n")
         raise typer.Exit(EXIT_BAD_INPUT)
@@ -379,7 +401,7 @@ def conformance(
     serial: Annotated[Optional[str], typer.Option(help="a pyserial URL or device path: the serial framed protocol "
                                                        "(money-wheel, top-slot, wagering) or the roulette wheel's "
                                                        "line protocol")] = None,
-    unit: Annotated[int, typer.Option(help="Modbus device id")] = 1,
+    unit: Annotated[int, typer.Option(help="Modbus device id", min=0, max=247)] = 1,
     register_map: Annotated[Optional[Path], typer.Option(help="the device's register map TOML (default: the shipped one)")]
     = None,
     max_drift_ppm: Annotated[Optional[float], typer.Option(

@@ -19,22 +19,28 @@ from pydantic import ConfigDict, Field
 
 from hil.bench import GAME_ROLES, check_params
 from hil.checks import CHECK_IDS, checks_for
-from hil.config import ConfigError, dotted, parse_yaml, read_text, validate
+from hil.config import ConfigError, config_error, did_you_mean, dotted, parse_yaml, read_text, validate
 
 _STRICT = ConfigDict(extra="forbid", frozen=True)
+#: Upper bounds of a scenario's magnitudes (a value past them is a typo, never a test): a step of the
+#: croupier's procedure (a betting window, a timeout, a pause) lasts at most an hour; a stake or a
+#: payout error at most 10,000,000.00 (cents); a player makes at most 1,000 wagers a round.
+MAX_STEP_S = 3_600.0
+MAX_STAKE_CENTS = 1_000_000_000
+MAX_WAGERS_PER_PLAYER = 1_000
 
 
 class Players(pydantic.BaseModel):
     """The players' betting behaviour (§ 690.2: wagers are placed before "no more bets")."""
 
     model_config = _STRICT
-    count: int = Field(6, ge=0, le=64)
+    count: int = Field(6, ge=0, le=64)  # seats at the bench's wagering device: ``check_against_bench``
     wagers_per_player: tuple[int, int] = (1, 3)
     stake_cents: tuple[int, int] = (100, 5_000)
     #: probability that a player presses once more just after "no more bets" (a late wager,
     #: which the wagering device must reject once its lock-out took effect)
     late_press_probability: float = Field(0.02, ge=0, le=1)
-    late_press_window_s: float = Field(0.5, gt=0)
+    late_press_window_s: float = Field(0.5, gt=0, le=60)
     #: a press the rig did not make (a real player at the table, docs/wire/actuator.md): ``refuse``
     #: (recorded ``wager_rejected``, reason "not made by the rig") or ``settle`` (a wager like the
     #: players' when the device accepted it before "no more bets"); either way it is recorded
@@ -62,10 +68,10 @@ class Players(pydantic.BaseModel):
 
     @pydantic.model_validator(mode="after")
     def _ranges(self) -> Players:
-        for name in ("wagers_per_player", "stake_cents"):
+        for name, most in (("wagers_per_player", MAX_WAGERS_PER_PLAYER), ("stake_cents", MAX_STAKE_CENTS)):
             lo, hi = getattr(self, name)
-            if not 0 <= lo <= hi:
-                raise ValueError(f"{name}: need 0 <= low <= high, got [{lo}, {hi}]")
+            if not 0 <= lo <= hi <= most:
+                raise ValueError(f"{name}: need 0 <= low <= high <= {most:,}, got [{lo}, {hi}]")
         return self
 
 
@@ -75,15 +81,17 @@ class LockoutProbe(pydantic.BaseModel):
 
     model_config = _STRICT
     presses: int = Field(8, ge=2, le=200)  # per round
-    step_s: float = Field(0.0005, gt=0)  # the finest spacing: the resolution of each round's bracket
-    seat: int = Field(7, ge=1)  # the rig's actuator presses this seat (seats count from 1)
-    stake_cents: int = Field(100, gt=0)
+    #: the finest spacing: the resolution of each round's bracket (at most 0.1 s: 200 presses span 20 s)
+    step_s: float = Field(0.0005, gt=0, le=0.1)
+    #: the rig's actuator presses this seat (seats count from 1; at most the bench's: ``check_against_bench``)
+    seat: int = Field(7, ge=1, le=64)
+    stake_cents: int = Field(100, gt=0, le=MAX_STAKE_CENTS)
 
 
 class Lockout(pydantic.BaseModel):
     model_config = _STRICT
     #: the latency the device may take to lock out after the command (the scenario's budget)
-    budget_s: float = Field(0.010, gt=0)
+    budget_s: float = Field(0.010, gt=0, le=10)
     probe: LockoutProbe | None = LockoutProbe()
 
 
@@ -119,20 +127,20 @@ class Croupier(pydantic.BaseModel):
     """The croupier's procedure timing (the rig's own part)."""
 
     model_config = _STRICT
-    betting_window_s: float = Field(15.0, gt=0)
-    spin_delay_s: float = Field(1.0, ge=0)  # "no more bets" -> push
-    respin_limit: int = Field(3, ge=0)  # void spins respun at most this many times per round
+    betting_window_s: float = Field(15.0, gt=0, le=MAX_STEP_S)
+    spin_delay_s: float = Field(1.0, ge=0, le=600)  # "no more bets" -> push
+    respin_limit: int = Field(3, ge=0, le=100)  # void spins respun at most this many times per round
     direction: Literal["alternate", "cw", "ccw", "random"] = "alternate"
-    spin_timeout_s: float = Field(120.0, gt=0)
+    spin_timeout_s: float = Field(120.0, gt=0, le=MAX_STEP_S)
     #: a wheel that powered off: how long the croupier waits for it to power up (once), then voids
-    power_up_timeout_s: float = Field(60.0, gt=0)
-    top_slot_timeout_s: float = Field(60.0, gt=0)
-    between_rounds_s: float = Field(5.0, ge=0)
+    power_up_timeout_s: float = Field(60.0, gt=0, le=MAX_STEP_S)
+    top_slot_timeout_s: float = Field(60.0, gt=0, le=MAX_STEP_S)
+    between_rounds_s: float = Field(5.0, ge=0, le=MAX_STEP_S)
     #: the countdown timers of § 690.6(d) and § 690.8(c)
-    cash_hunt_countdown_s: float = Field(15.0, gt=0)
-    ctw_countdown_s: float = Field(10.0, gt=0)
+    cash_hunt_countdown_s: float = Field(15.0, gt=0, le=600)
+    ctw_countdown_s: float = Field(10.0, gt=0, le=600)
     #: how long the croupier waits for a bonus device's answer before voiding the round
-    bonus_timeout_s: float = Field(60.0, gt=0)
+    bonus_timeout_s: float = Field(60.0, gt=0, le=MAX_STEP_S)
     #: a lab's forced-outcome test mode: every round is settled (and its bonus game played) as if
     #: the wheel had come to rest on this betting option; the wheel is still spun and validated
     #: and the trace records the forced outcome (``forced_result``). Never in production.
@@ -159,7 +167,7 @@ class CroupierFaults(pydantic.BaseModel):
     #: not made by the rig (a real player's), so the meters grow from presses that are no wager
     #: (§ 633b.17(h), § 617b.4(h)(2))
     confirm_foreign_presses: bool = False
-    payout_error_cents: int = 0  # added to every winning payment (§ 690.4)
+    payout_error_cents: int = Field(0, ge=-MAX_STAKE_CENTS, le=MAX_STAKE_CENTS)  # added to every winning payment (§ 690.4)
     ignore_top_slot: bool = False  # settles without the Top Slot multiplier (§ 690.3(c)(1))
     #: applies reel 2's multiplier to reel 1's betting option although the reels do not align (§ 690.3(c)(2))
     top_slot_unaligned_applied: bool = False
@@ -187,7 +195,7 @@ class CroupierFaults(pydantic.BaseModel):
     illuminate_before_no_more_bets: bool = False  # initiates the generator while betting is open (§ 617b.5(d))
     #: at a table whose wheel announces "no more bets" itself: the croupier announces it and locks
     #: the wagering device out this long after the wheel's announcement (§ 617b.4(c)(2))
-    follow_lockout_delay_s: float = Field(0.0, ge=0)
+    follow_lockout_delay_s: float = Field(0.0, ge=0, le=60)
     straight_odds_on_lit: bool = False  # pays a lit winning straight at the paytable's straight odds (§ 617b.5(e))
     up_accept_mid_streak: bool = False  # accepts Roulette Up wagers after the starting number (§ 617b.4(d))
     up_continue_on_equal: bool = False  # an equal number continues the streak (§ 617b.4(g)(2)(i))
@@ -197,7 +205,7 @@ class CroupierFaults(pydantic.BaseModel):
     #: records a Roulette Up wager for a Roulette player who pressed nothing the device accepted (§ 617b.4(c)(1))
     up_wager_without_press: bool = False
     #: the croupier's tracker ends a streak at this length, not the paytable's longest (§ 617b.4(g)(2)(iii))
-    up_longest_streak: int | None = Field(None, ge=1)
+    up_longest_streak: int | None = Field(None, ge=1, le=1_000)
     # ---- Blackjack side wagers (§§ 633b.17–633b.21)
     progressive_chips_mismatch: bool = False  # collects chips for every press, accepted or not (§ 633b.17(e))
     skip_win_light: bool = False  # pays a meter without lighting the seat's win light (§ 633b.17(f)(2))
@@ -232,12 +240,12 @@ class CroupierFaults(pydantic.BaseModel):
 
 class CheckSettings(pydantic.BaseModel):
     model_config = _STRICT
-    top_slot_start_tolerance_s: float = Field(0.100, gt=0)
+    top_slot_start_tolerance_s: float = Field(0.100, gt=0, le=60)
     chi2_alpha: float = Field(0.01, gt=0, lt=1)
-    chi2_min_spins: int = Field(1_000, ge=54)
+    chi2_min_spins: int = Field(1_000, ge=54, le=1_000_000_000)
     #: the run's own evidence (EVIDENCE-link): wire faults, and the shares of void spins and void
     #: rounds a scenario tolerates before it is judged on a broken link (normal play: 0, 1 %, 0)
-    max_wire_faults: int = Field(0, ge=0)
+    max_wire_faults: int = Field(0, ge=0, le=1_000_000_000)
     max_void_spin_ratio: float = Field(0.01, ge=0, le=1)
     max_void_round_ratio: float = Field(0.0, ge=0, le=1)
 
@@ -253,14 +261,14 @@ class Table(pydantic.BaseModel):
     #: Roulette Up (§ 617b.4): the paytable, "A"–"E" or progressive "P1"–"P7"; None: not offered
     roulette_up: Literal["A", "B", "C", "D", "E", "P1", "P2", "P3", "P4", "P5", "P6", "P7"] | None = "C"
     #: the progressive wager's fixed amount (§ 617b.4(h)(2): the seed is a multiple of it)
-    progressive_stake_cents: int = Field(100, gt=0)
+    progressive_stake_cents: int = Field(100, gt=0, le=MAX_STAKE_CENTS)
     straight_stake_cents: tuple[int, int] = (100, 2_500)
 
     @pydantic.model_validator(mode="after")
     def _ranges(self) -> Table:
         lo, hi = self.straight_stake_cents
-        if not 0 < lo <= hi:
-            raise ValueError(f"straight_stake_cents: need 0 < low <= high, got [{lo}, {hi}]")
+        if not 0 < lo <= hi <= MAX_STAKE_CENTS:
+            raise ValueError(f"straight_stake_cents: need 0 < low <= high <= {MAX_STAKE_CENTS:,}, got [{lo}, {hi}]")
         if self.roulette_x_paytable == "B" and self.wheel == "single-zero":
             raise ValueError("Roulette X Paytable B is authorized on a double zero wheel only (§ 617b.5(g))")
         return self
@@ -287,7 +295,7 @@ class CardTable(pydantic.BaseModel):
     declared_suit: Literal["c", "d", "h", "s"] = "s"  # § 633b.17(g): the certificate holder's declared suit
     progressive: Literal["twenty-one-plus-three", "royal-match", "blazing-sevens-multi"] | None = "twenty-one-plus-three"
     progressive_paytable: str = "1"
-    progressive_stake_cents: int = Field(100, gt=0)  # the (minimum) progressive wager
+    progressive_stake_cents: int = Field(100, gt=0, le=MAX_STAKE_CENTS)  # the (minimum) progressive wager
     #: chip side wagers and their paytables
     side: dict[Literal["kings-bounty", "blazing-sevens"], str] = {"kings-bounty": "B", "blazing-sevens": "A"}
     side_stake_cents: tuple[int, int] = (500, 2_500)
@@ -305,8 +313,8 @@ class CardTable(pydantic.BaseModel):
         for wager, name in wagers.items():
             check_decks(paytable(wager, name), self.decks)  # ValueError: unknown paytable, decks not allowed
         lo, hi = self.side_stake_cents
-        if not 0 < lo <= hi:
-            raise ValueError(f"side_stake_cents: need 0 < low <= high, got [{lo}, {hi}]")
+        if not 0 < lo <= hi <= MAX_STAKE_CENTS:
+            raise ValueError(f"side_stake_cents: need 0 < low <= high <= {MAX_STAKE_CENTS:,}, got [{lo}, {hi}]")
         return self
 
 
@@ -346,7 +354,7 @@ class PokerTable(pydantic.BaseModel):
     bad_beat_reading: Literal["losing-hand", "player-loses"] = "losing-hand"
     side_stake_cents: tuple[int, int] = (500, 2_500)
     ante_stake_cents: tuple[int, int] = (500, 2_500)
-    progressive_stake_cents: int = Field(100, gt=0)
+    progressive_stake_cents: int = Field(100, gt=0, le=MAX_STAKE_CENTS)
     four_card_progressive: bool = True
     five_card_progressive: bool = False
     five_card_hand_bonus: bool = True
@@ -355,8 +363,8 @@ class PokerTable(pydantic.BaseModel):
     def _ranges(self) -> PokerTable:
         for name in ("side_stake_cents", "ante_stake_cents"):
             lo, hi = getattr(self, name)
-            if not 0 < lo <= hi:
-                raise ValueError(f"{name}: need 0 < low <= high, got [{lo}, {hi}]")
+            if not 0 < lo <= hi <= MAX_STAKE_CENTS:
+                raise ValueError(f"{name}: need 0 < low <= high <= {MAX_STAKE_CENTS:,}, got [{lo}, {hi}]")
         return self
 
     def for_game(self, game: str) -> PokerTable:
@@ -391,7 +399,8 @@ class Expect(pydantic.BaseModel):
     def _known(cls, ids: tuple[str, ...]) -> tuple[str, ...]:
         unknown = [i for i in ids if i not in CHECK_IDS]
         if unknown:
-            raise ValueError(f"unknown check id(s) {unknown}; known: {sorted(CHECK_IDS)}")
+            hint = did_you_mean(unknown[0], sorted(CHECK_IDS))
+            raise ValueError(f"unknown check id(s) {unknown}{hint}; known: {sorted(CHECK_IDS)}")
         return ids
 
 
@@ -402,7 +411,7 @@ class Scenario(pydantic.BaseModel):
     name: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")
     description: str = ""
     game: Literal["crazy-time", "roulette", "blackjack", "uth", "criss-cross", "crazy-4"]
-    seed: int = Field(ge=0)
+    seed: int = Field(ge=0, le=2**63 - 1)  # recorded in the trace: 64 bits
     rounds: int = Field(ge=1, le=10_000_000)
     bench: dict[str, dict[str, Any]] = {}
     faults: dict[str, dict[str, Any]] = {}
@@ -442,7 +451,7 @@ class Scenario(pydantic.BaseModel):
             raise ValueError(f"rules_submission: a {self.game} table plays the regulation's own paytables")
         ids = {c.id for c in checks_for(self.game)}
         if other := [i for i in self.expect.fail if i not in ids]:
-            raise ValueError(f"expect.fail: {other} are not checks of {self.game}")
+            raise ValueError(f"expect.fail: {other} are not checks of {self.game}{did_you_mean(other[0], sorted(ids))}")
         for section in ("bench", "faults"):
             for role in ("ball_wheel", "illuminator"):
                 wheel = getattr(self, section).get(role, {}).get("wheel")
@@ -453,7 +462,7 @@ class Scenario(pydantic.BaseModel):
                                                                                        "blackjack"))]
             if extra:
                 raise ValueError(f"{section}: {extra} are not device roles of {self.game} (its roles: "
-                                 f"{', '.join(self.roles)})")
+                                 f"{', '.join(self.roles)}){did_you_mean(extra[0], self.roles)}")
         return self
 
     def _adversary(self) -> None:
@@ -554,8 +563,7 @@ def parse_scenario(text: str, source: str) -> LoadedScenario:
                 try:
                     CroupierFaults.model_validate(knobs)
                 except pydantic.ValidationError as exc:
-                    loc = (section, role, *exc.errors()[0]["loc"])
-                    raise ConfigError(source, lines.line(loc), dotted(loc), exc.errors()[0]["msg"]) from None
+                    raise config_error(exc, CroupierFaults, source, lines, (section, role)) from None
                 continue
             for loc, msg in check_params(role, knobs):
                 path = (section, role, *loc)
@@ -578,3 +586,40 @@ def discover(paths: list[Path]) -> list[Path]:
         else:
             raise ConfigError(str(p), None, "", "no such scenario file or folder")
     return found
+
+
+def field_line(loaded: LoadedScenario, loc: tuple) -> int | None:
+    """The line of the field at ``loc`` in the scenario's file (None when the file is not there)."""
+    try:
+        return parse_yaml(read_text(Path(loaded.path)), loaded.path)[1].line(loc)
+    except ConfigError:
+        return None
+
+
+def check_against_bench(loaded: LoadedScenario, bench: Any) -> None:
+    """ConfigError (exit 2, nothing run) when the scenario asks for seats the bench's wagering device
+    does not have: ``players.count`` players (seats 1..count) or the lock-out probe's seat past the
+    simulated device's ``seats`` (its wagers would be rejected ``invalid_seat``, and the checks judge
+    a table without them). A real device's seats are its own: it answers for them at connect."""
+    from hil.bench import WAGERING_ROLE, sim_params
+
+    sc = loaded.scenario
+    role = WAGERING_ROLE.get(sc.game, (None,))[0]
+    if role is None or role not in sc.roles or bench.config.device(role).kind != "sim":
+        return
+    overrides = sc.device_overrides().get(role, {})
+    try:
+        seats = getattr(sim_params(role, bench.config.device(role).params, overrides), "seats", None)
+    except (ValueError, pydantic.ValidationError):
+        return  # refused with its field by the bench's and the scenario's own checks
+    if seats is None:
+        return
+    where = f"the bench's {role} device has {seats} seat(s) ({bench.source})"
+    if sc.players.count > seats:
+        raise ConfigError(loaded.path, field_line(loaded, ("players", "count")), "players.count",
+                          f"{sc.players.count} players need {sc.players.count} seats; {where}")
+    probe = sc.lockout.probe
+    if probe is not None and probe.seat > seats:
+        raise ConfigError(loaded.path, field_line(loaded, ("lockout", "probe", "seat")) or
+                          field_line(loaded, ("lockout", "probe")), "lockout.probe.seat",
+                          f"the lock-out probe presses seat {probe.seat}; {where}")

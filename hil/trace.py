@@ -68,6 +68,20 @@ class TraceError(RuntimeError):
     pass
 
 
+_JSON_OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY
+
+
+def _wide_ints(value: Any) -> Any:
+    """``value`` with every int outside orjson's range ([-2^63, 2^64 - 1]) as its decimal string."""
+    if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**64:
+        return str(value)
+    if isinstance(value, dict):
+        return {k: _wide_ints(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_wide_ints(v) for v in value]
+    return value
+
+
 def _writer_lock(path: Path) -> int:
     """An exclusive advisory lock (flock, beside SQLite's own fcntl locks) held by the one process
     writing the trace at ``path``; the kernel releases it when that process dies, kill -9 included.
@@ -154,11 +168,16 @@ class TraceWriter:
         )
 
     def record(self, device: str, kind: str, payload: dict[str, Any] | None = None) -> int:
-        """Append one event stamped now (both clocks); returns its sequence number."""
+        """Append one event stamped now (both clocks); returns its sequence number. An integer JSON
+        cannot hold exactly (past 64 bits: a device's wide counter) is recorded as its decimal
+        string (``_wide_ints``), never a crash and never rounded."""
         self._seq += 1
+        try:
+            text = orjson.dumps(payload or {}, option=_JSON_OPTIONS)
+        except TypeError:  # orjson.JSONEncodeError: "Integer exceeds 64-bit range"
+            text = orjson.dumps(_wide_ints(payload or {}), option=_JSON_OPTIONS)
         self._pending.append(
-            (self._seq, self.round, self.clock.now if self.clock else 0.0, time.time_ns(), device, kind,
-             orjson.dumps(payload or {}, option=orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY).decode())
+            (self._seq, self.round, self.clock.now if self.clock else 0.0, time.time_ns(), device, kind, text.decode())
         )
         return self._seq
 

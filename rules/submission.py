@@ -18,6 +18,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 from rules.bonus import CASH_HUNT_RANGE, COIN_FLIP_RANGE, CTW_RANGE, DEFAULT_RESCUE_READING, PACHINKO_RANGE, RescueReading
 from rules.crazy_time import SPOTS, TOP_SLOT_REEL2, Spot
 from rules.pachinko import Lattice
+from rules.parsing import MAX_DEPTH, data_problem, describe, first_error, toml_error_line, toml_error_message, toml_nesting_line
 
 #: The packaged reference Rules Submission (PAR calibrated by ``rules.calibration``), relative to the ``rules`` package.
 DEFAULT_RULES_RESOURCE = "data/crazy_time_reference.toml"
@@ -237,26 +238,35 @@ def _line_of(text: str, path: tuple[str, ...]) -> int | None:
 
 def parse_toml_model(model: type[M], text: str, source: str = "<string>") -> M:
     """Parse TOML ``text`` into the pydantic ``model``; the first problem raises
-    ``RulesSubmissionError`` with its source, line and dotted field."""
+    ``RulesSubmissionError`` with its source, line and dotted field (a syntax error: its line; an
+    unknown key or value: the nearest valid name; ``inf``/``nan``, an integer outside 64 bits or
+    nesting deeper than ``rules.parsing.MAX_DEPTH``: refused before validation)."""
+    if (deep := toml_nesting_line(text)) is not None:  # tomllib recurses per level
+        raise RulesSubmissionError(source, "(TOML syntax)", deep, f"nested deeper than {MAX_DEPTH} levels")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        where = re.search(r"\(at line (\d+), column \d+\)|\(at end of document\)", str(e))
-        line = int(where[1]) if where and where[1] else len(text.splitlines()) or None
-        raise RulesSubmissionError(source, "(TOML syntax)", line, str(e)) from None
+        raise RulesSubmissionError(source, "(TOML syntax)", toml_error_line(e, text) or 1, toml_error_message(e)) from None
+    except RecursionError:
+        raise RulesSubmissionError(source, "(TOML syntax)", None, f"nested deeper than {MAX_DEPTH} levels") from None
+    if (problem := data_problem(data)) is not None:
+        path = tuple(str(p) for p in problem[0])
+        raise RulesSubmissionError(source, ".".join(path), _line_of(text, path), problem[1])
     try:
-        return model.model_validate(data)
+        result = model.model_validate(data)
     except ValidationError as e:
-        first, more = e.errors()[0], e.error_count() - 1
-        path = tuple(str(p) for p in first["loc"] if p != "[key]")
-        message = "unknown key" if first["type"] == "extra_forbidden" else first["msg"].removeprefix("Value error, ")
-        if "[key]" in first["loc"]:
-            message = f"invalid key: {message}"
-        if first["type"] not in ("missing", "extra_forbidden") and not isinstance(first["input"], dict | list):
-            message += f" (found {first['input']!r})"
-        if more:
+        loc, message = describe(first_error(e.errors()), model)
+        path = tuple(str(p) for p in loc)
+        if e.error_count() > 1:
+            more = e.error_count() - 1
             message += f" [and {more} more error{'s' * (more > 1)}]"
         raise RulesSubmissionError(source, ".".join(path), _line_of(text, path), message) from None
+    except RecursionError:
+        raise RulesSubmissionError(source, "", None, f"nested deeper than {MAX_DEPTH} levels") from None
+    if (problem := data_problem(result.model_dump(by_alias=True))) is not None:  # 1e30 coerced to an int
+        path = tuple(str(p) for p in problem[0])
+        raise RulesSubmissionError(source, ".".join(path), _line_of(text, path), problem[1])
+    return result
 
 
 def parse_rules_submission(text: str, source: str = "<string>") -> RulesSubmission:
