@@ -31,7 +31,7 @@ def control_stub(wire: str, device: str = "wagering") -> Iterator[tuple[str, str
     yields (device url, control url)."""
     where = ["--modbus", "tcp://127.0.0.1:0"] if wire == "modbus" else ["--pty"]
     with launch(device, *where, "--time-scale", str(TIME_SCALE), "--control", "tcp://127.0.0.1:0") as stub:
-        assert stub.control and stub.control.startswith("tcp://"), stub
+        assert stub.control and stub.control.startswith("tcp://") and "?token=" in stub.control, stub
         yield stub.url, stub.control
 
 
