@@ -391,8 +391,7 @@ def _refused_at_connect(role: str, dev: DeviceConfig):
     except BenchRefused:
         raise
     except StubControlUnauthorised as exc:  # no token in the bench's control URL, or the wrong one
-        raise BenchRefused("unauthorised", role, f"devices.{role}.control: the {dev.kind} device's control endpoint "
-                           f"refused the rig: {exc}") from None
+        raise BenchRefused("unauthorised", role, f"devices.{role}.control: {exc}") from None
     except Exception as exc:  # noqa: BLE001 — whatever stopped the connect is named, once
         from hil.adapters.stub_control import StubControlError
         from hil.transport.modbus import WireError

@@ -136,7 +136,7 @@ def run(
         write_json(report, out / "report.json")
         write_junit(report, out / "junit.xml")
         label = {"mismatch": "bench/device mismatch", "unreachable": "device unreachable",
-                 "unauthorised": "control endpoint refused the rig"}.get(exc.kind, "device failed at connect")
+                 "unauthorised": "not authorised on a stub's control endpoint"}.get(exc.kind, "device failed at connect")
         sys.stderr.write(f"error: {label}: {exc.message}\n"
                          f"the run was stopped at scenario {refused['scenario']!r} "
                          f"({len(results)} scenario(s) ran before it; {out / 'report.json'})\n")

@@ -41,8 +41,8 @@ def _endpoint(url: str) -> tuple[str, int, str]:
     tokens = parse_qs(u.query).get(TOKEN_KEY)
     if not tokens or not tokens[-1]:
         raise StubControlUnauthorised(
-            f"stub control {redact(url)}: the control URL has no token — the stub prints it on its READY "
-            f"line (control=tcp://HOST:PORT?token=<32 hex digits>): give the bench that whole URL")
+            f"{redact(url)}: the control URL has no token — the stub prints it on its READY line "
+            f"(control=tcp://HOST:PORT?token=<32 hex digits>): give the rig that whole URL")
     return u.hostname, u.port, tokens[-1]
 
 
@@ -64,9 +64,9 @@ def request(url: str, message: dict[str, Any], timeout_s: float = 5.0) -> dict[s
     if not reply.get("ok"):
         if reply.get("error") == "unauthorised":
             raise StubControlUnauthorised(
-                f"stub control {redact(url)}: the stub refused the token (unauthorised) — the bench's control "
-                f"URL must carry the token this stub printed on its READY line (a restarted stub draws a new "
-                f"one unless started with --control-token)")
+                f"the stub at {redact(url)} refused the token (unauthorised) — the control URL must carry "
+                f"the token this stub printed on its READY line (a restarted stub draws a new one unless "
+                f"started with --control-token)")
         raise StubControlError(f"stub control {redact(url)}: {reply.get('error')}")
     return reply
 

@@ -285,7 +285,7 @@ def test_a_bench_without_the_right_token_is_refused_at_connect(tmp_path):
         text = " ".join(res.output.split())
         assert res.exit_code == 2, (how, res.output)
         assert text.count("error:") == 1 and "Traceback" not in res.output, (how, res.output)
-        assert "error: control endpoint refused the rig: devices.wagering.control" in text, (how, text)
+        assert "error: not authorised on a stub's control endpoint: devices.wagering.control: " in text, (how, text)
         assert refused["kind"] == "unauthorised" and refused["role"] == "wagering", refused
         assert wrong not in res.output and wrong not in refused["reason"]  # a token is never printed whole
     assert "has no token" in results["no token"][1]["reason"]
