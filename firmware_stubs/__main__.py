@@ -245,7 +245,7 @@ async def _main(args: argparse.Namespace) -> None:
     if args.control:
         curl = ModbusUrl.parse(args.control)
         control = ControlServer(host.configure, lambda: list(host.truth_records), host.set_clock, host.info,
-                                token=args.control_token)
+                                token=args.control_token, allow_remote=args.allow_remote)
         where += f" control={control_url(curl.host, await control.start(curl.host, curl.port), args.control_token)}"
     relays = None
     if getattr(args, "actuator_modbus", None):  # a DO module wired across the model's buttons (docs/wire/actuator.md)
@@ -342,7 +342,7 @@ def _serve_serial(args: argparse.Namespace) -> None:
             server = ControlServer(lambda raw, seed, rules: _in_loop(stub, host.configure, raw, seed, rules),
                                    lambda: _in_loop(stub, lambda: list(host.truth_records)),
                                    lambda ppm: _in_loop(stub, host.set_clock, ppm), lambda: _in_loop(stub, host.info),
-                                   token=args.control_token)
+                                   token=args.control_token, allow_remote=args.allow_remote)
             control = ControlThread(server, curl.host, curl.port)
             where += f" control={control_url(curl.host, control.port, args.control_token)}"
         print(f"READY {args.device} {where}", flush=True)

@@ -178,18 +178,24 @@ def validate_params(cls: type, raw: dict[str, Any]) -> Any:
 
 class ControlServer:
     """The control endpoint: ``token`` (hex) is what every request must carry; refusals go to
-    ``refusals`` (a ``RefusalLog``)."""
+    ``refusals`` (a ``RefusalLog``). It starts on a host that is not loopback only with
+    ``allow_remote`` (``firmware_stubs.exposure.ExposureRefused`` otherwise), whoever starts it."""
 
     def __init__(self, configure: Configure, truth: Callable[[], list[dict[str, Any]]],
                  clock: Callable[[float | None], dict[str, Any]] | None = None,
                  info: Callable[[], dict[str, Any]] | None = None, *, token: str,
-                 refusals: RefusalLog | None = None) -> None:
+                 refusals: RefusalLog | None = None, allow_remote: bool = False) -> None:
         self.configure, self.truth, self.clock, self.info = configure, truth, clock, info
+        self.allow_remote = allow_remote
         self.token = check_token(token).encode()
         self.refusals = refusals or RefusalLog()
         self.server: asyncio.base_events.Server | None = None
 
     async def start(self, host: str, port: int) -> int:
+        from firmware_stubs.exposure import Listener, check_exposure
+
+        check_exposure([Listener("control endpoint", "--control", host, port, "reprogram the device")],
+                       self.allow_remote)  # the CLI has warned already; a refusal raises here
         self.server = await asyncio.start_server(self._client, host, port, limit=MAX_LINE_BYTES)
         return self.server.sockets[0].getsockname()[1]
 

@@ -223,6 +223,23 @@ def test_the_host_policy():
     assert warning.startswith("WARNING") and "press the buttons" in warning and "clear text" not in warning
 
 
+def test_the_control_server_itself_refuses_a_host_beyond_loopback():
+    """Whoever starts a ``ControlServer`` (not only the command line): refused before it binds."""
+    import asyncio
+
+    from firmware_stubs.control import ControlServer
+
+    server = ControlServer(lambda *_: {}, list, token="ab" * 16)
+    with pytest.raises(ExposureRefused, match="binds every interface"):
+        asyncio.run(server.start("0.0.0.0", 0))
+    assert server.server is None
+    # allowed, it goes on to bind: 192.0.2.10 (TEST-NET-1) is no address of this machine, so the
+    # bind itself fails, and nothing is exposed on the way
+    allowed = ControlServer(lambda *_: {}, list, token="ab" * 16, allow_remote=True)
+    with pytest.raises(OSError):
+        asyncio.run(allowed.start("192.0.2.10", 0))
+
+
 def test_refusals_are_rate_limited_and_none_is_lost():
     class Lines(logging.Handler):
         def __init__(self):
