@@ -33,7 +33,7 @@ import numpy as np
 import simpy
 
 from devices.contracts import MeterPayout, MeterReading, PressAnswer, Telemetry, payload
-from devices.wagering import WageringParams, WageringSim
+from devices.wagering import DEFAULT_MAX_STAKE_CENTS, DEFAULT_MIN_STAKE_CENTS, WageringParams, WageringSim
 
 
 @functools.cache
@@ -137,6 +137,11 @@ class ProgressiveParams:
     """A linked progressive (§ 605a.8): the id of the controller the tables share; None: standalone."""
     button_stake_cents: int = 100
     """The stake a press of a seat's physical wagering-device button wagers (the system's configuration)."""
+    min_stake_cents: int = DEFAULT_MIN_STAKE_CENTS
+    """The table's minimum progressive wager: a press of a smaller stake is rejected ``invalid_stake``."""
+    max_stake_cents: int = DEFAULT_MAX_STAKE_CENTS
+    """The table's maximum progressive wager: a press of a larger stake is rejected ``invalid_stake`` and
+    never reaches a meter (default $10,000, as ``WageringParams``')."""
     foreign_press_rate_hz: float = 0.0
     """Players the rig does not drive (real players at the table): mean rate of their presses of the
     seat buttons while betting is open (Poisson; 0 = none), as ``WageringParams``'."""
@@ -191,6 +196,7 @@ class ProgressiveParams:
                               lockout_latency_mean_s=self.lockout_latency_mean_s,
                               lockout_latency_jitter_s=self.lockout_latency_jitter_s,
                               lockout_ignored=self.lockout_ignored, button_stake_cents=self.button_stake_cents,
+                              min_stake_cents=self.min_stake_cents, max_stake_cents=self.max_stake_cents,
                               foreign_press_rate_hz=self.foreign_press_rate_hz, foreign_seats=self.foreign_seats,
                               foreign_spots=self.foreign_spots, foreign_hold_s=self.foreign_hold_s)
 
@@ -333,13 +339,13 @@ class ProgressiveTableSim(WageringSim):
 
     def __init__(self, env: simpy.Environment, params: ProgressiveParams, rng: np.random.Generator,
                  telemetry: Telemetry, name: str = "progressive",
-                 controller: ProgressiveController | None = None) -> None:
+                 controller: ProgressiveController | None = None, supervisor_key: bytes | None = None) -> None:
         if controller is None:
             controller = ProgressiveController(params.meters, params.link_id)
         elif (controller.specs, controller.link_id) != (params.meters, params.link_id):
             raise ValueError(f"{name}: the table's meters and link_id must be its controller's "
                              f"({[m.name for m in controller.specs]}, {controller.link_id!r})")
-        super().__init__(env, params.wagering, rng, _mute, name)
+        super().__init__(env, params.wagering, rng, _mute, name, supervisor_key)
         #: the progressive params: WageringSim reads the seats, delays and lock-out knobs by the same names
         self.params: ProgressiveParams = params  # type: ignore[assignment]
         self.telemetry = telemetry
@@ -373,10 +379,12 @@ class ProgressiveTableSim(WageringSim):
             return "link_lost"  # progressive wagering is disabled while the meters cannot be incremented
         return reason
 
-    def open_betting(self) -> None:
-        """A new round: presses of the last one never confirmed are dropped (``press_void``)."""
+    def open_betting(self, key: bytes | None = None) -> None:
+        """A new round: presses of the last one never confirmed are dropped (``press_void``). On a
+        system with a supervisor key, ``key`` must be it (``SupervisorRefused``: nothing changes)."""
+        self.supervisor.check("round_open", key)
         self._drop_pending("not_confirmed")
-        super().open_betting()
+        super().open_betting(key)
 
     def press(self, seat: int, spot: str, stake_cents: int) -> simpy.Event:
         """A progressive wager pressed now (``WageringSim.press``). An accepted press is *pending*:
@@ -389,13 +397,15 @@ class ProgressiveTableSim(WageringSim):
             self._pending[answer.press_id] = stake_cents
         return answered
 
-    def confirm_wagers(self, press_ids) -> simpy.Event:
+    def confirm_wagers(self, press_ids, key: bytes | None = None) -> simpy.Event:
         """The dealer's confirmation, after "no more bets", of the round's wagers (press ids it
         accepted as players' wagers): each confirmed pending press increments every meter now
         (``meter_increment`` per meter, ``device_time_s`` of the confirmation); every other pending
         press of the round is dropped (``press_void``). Succeeds with the ids that incremented after
         ``answer_delay_s``. An id that is not pending (unknown, refused, already confirmed) is
-        ignored and reported (``confirm_refused``)."""
+        ignored and reported (``confirm_refused``). It moves meters: on a system with a supervisor
+        key, ``key`` must be it (``SupervisorRefused``, recorded, nothing changes)."""
+        self.supervisor.check("confirm", key)
         now = self.env.now
         done: list[int] = []
         for pid in press_ids:
@@ -422,9 +432,11 @@ class ProgressiveTableSim(WageringSim):
         self._pending.clear()
 
     # ----------------------------------------------------------- lights, meters
-    def light_win(self, seat: int, on: bool) -> simpy.Event:
+    def light_win(self, seat: int, on: bool, key: bytes | None = None) -> simpy.Event:
         """Light or put out ``seat``'s win light now (a light already so: nothing changes); the
-        event succeeds (with ``on``) once the light shows it."""
+        event succeeds (with ``on``) once the light shows it. A lit light names a winner to be paid:
+        on a system with a supervisor key, ``key`` must be it (``SupervisorRefused``)."""
+        self.supervisor.check("win_light", key)
         if isinstance(seat, bool) or not isinstance(seat, int) or not 1 <= seat <= self.params.seats:
             raise ValueError(f"{self.name}: no seat {seat!r} (seats 1..{self.params.seats})")
         done = self.env.event()
@@ -440,9 +452,11 @@ class ProgressiveTableSim(WageringSim):
         ev.callbacks.append(lambda e: self.telemetry(self.name, "meter_reading", payload(e.value)))
         return ev
 
-    def pay_meter(self, meter: str, percent: int, winners: int) -> simpy.Event:
+    def pay_meter(self, meter: str, percent: int, winners: int, key: bytes | None = None) -> simpy.Event:
         """Pay ``meter`` now (the controller's payout, whatever this table's link); ``MeterPayout``
-        after ``answer_delay_s``. ValueError for a meter, percent or winners the system has not."""
+        after ``answer_delay_s``. ValueError for a meter, percent or winners the system has not; on a
+        system with a supervisor key, ``SupervisorRefused`` (recorded) unless ``key`` is it."""
+        self.supervisor.check("pay", key)
         paid = MeterPayout(**self.controller.pay(meter, percent, winners), device_time_s=self.env.now)
         ev = self.env.timeout(self.params.answer_delay_s, value=paid)
         ev.callbacks.append(lambda e: self.telemetry(self.name, "meter_hit", payload(e.value)))

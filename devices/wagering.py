@@ -28,6 +28,12 @@ import numpy as np
 import simpy
 
 from devices.contracts import PressAnswer, Telemetry, payload
+from devices.supervisor import Refusal, SupervisorGuard
+
+#: The device's stake limits unless configured: 1 ¢ to $10,000 (docs/wire/modbus-wagering.md,
+#: "Stake limits"). The bundled scenarios stake at most $3,000.
+DEFAULT_MIN_STAKE_CENTS = 1
+DEFAULT_MAX_STAKE_CENTS = 1_000_000
 
 #: the Crazy Time betting options a player who is not the rig's presses (``foreign_spots`` default)
 CRAZY_TIME_SPOTS = ("1", "2", "5", "10", "coin-flip", "cash-hunt", "pachinko", "crazy-time")
@@ -52,6 +58,12 @@ class WageringParams:
 
     button_stake_cents: int = 100
     """The stake a press of a seat's physical button wagers (every seat; the device's configuration)."""
+    min_stake_cents: int = DEFAULT_MIN_STAKE_CENTS
+    """The table's minimum wager: a press of a smaller stake is rejected ``invalid_stake``."""
+    max_stake_cents: int = DEFAULT_MAX_STAKE_CENTS
+    """The table's maximum wager: a press of a larger stake is rejected ``invalid_stake`` (the
+    default, $10,000, is above every bundled scenario's stakes; a Rules Submission's own limits are
+    the croupier's to enforce, § 690.1(g)(4))."""
     foreign_press_rate_hz: float = 0.0
     """Players the rig does not drive (a real player at the table): mean rate of their presses of
     the seat buttons while betting is open (Poisson; 0 = none)."""
@@ -81,11 +93,22 @@ class WageringParams:
             raise ValueError(f"lockout_latency_jitter_s must be >= 0, not {self.lockout_latency_jitter_s}")
         if self.button_stake_cents <= 0:
             raise ValueError(f"button_stake_cents must be > 0, not {self.button_stake_cents}")
+        check_stake_limits(self.min_stake_cents, self.max_stake_cents, self.button_stake_cents)
         if self.foreign_press_rate_hz < 0 or not self.foreign_hold_s > 0:
             raise ValueError("foreign_press_rate_hz must be >= 0 and foreign_hold_s > 0")
         if any(not 1 <= s <= self.seats for s in self.foreign_seats) or (self.foreign_press_rate_hz
                                                                            and not self.foreign_spots):
             raise ValueError(f"foreign_seats must be seats 1..{self.seats}, and foreign_spots not empty")
+
+
+def check_stake_limits(min_cents: int, max_cents: int, button_cents: int) -> None:
+    """The table's limits: 1 <= min <= max <= 2**32 - 1 (a wire's uint32), the button stake inside."""
+    if not 1 <= min_cents <= max_cents <= 2**32 - 1:
+        raise ValueError(f"stake limits must be 1 <= min_stake_cents <= max_stake_cents <= 4294967295, "
+                         f"not {min_cents} and {max_cents}")
+    if not min_cents <= button_cents <= max_cents:
+        raise ValueError(f"button_stake_cents {button_cents} is outside the table's limits "
+                         f"{min_cents}..{max_cents}")
 
 
 class WageringSim:
@@ -94,8 +117,11 @@ class WageringSim:
     injection = True  # the model has the injection feature (``press``, ``arm_probe``)
 
     def __init__(self, env: simpy.Environment, params: WageringParams, rng: np.random.Generator,
-                 telemetry: Telemetry, name: str = "wagering") -> None:
+                 telemetry: Telemetry, name: str = "wagering", supervisor_key: bytes | None = None) -> None:
         self.env, self.params, self.rng, self.telemetry, self.name = env, params, rng, telemetry, name
+        #: the supervisor key's judge (``devices.supervisor``): opening a round needs the key when
+        #: the device has one; a refusal is a ``command_refused`` event and changes nothing
+        self.supervisor = SupervisorGuard(supervisor_key, lambda: self.env.now, self._refused)
         self._betting_opened = False
         self._press_id = 0
         self._armed: list = []  # (seat, spot, stake, offset) and its event, fired by the next lock-out
@@ -122,8 +148,25 @@ class WageringSim:
         """Every press answered from now on, whoever pressed, goes to ``callback`` (the press log)."""
         self._watchers.append(callback)
 
-    def open_betting(self) -> None:
-        """Re-enable wagering for a new round; disarms a probe not yet pressed."""
+    def _refused(self, r: Refusal) -> None:
+        self.telemetry(self.name, "command_refused", {"command": r.command, "reason": r.reason,
+                                                      "device_time_s": r.device_time_s})
+
+    def stake_deviation(self, stake_cents: int) -> str | None:
+        """Why ``stake_cents`` is no stake this table takes (None: it is inside the limits)."""
+        p = self.params
+        if isinstance(stake_cents, bool) or not isinstance(stake_cents, int):
+            return f"stake {stake_cents!r} is not a whole number of cents"
+        if not p.min_stake_cents <= stake_cents <= p.max_stake_cents:
+            return (f"stake {stake_cents} cents is outside the table's limits "
+                    f"{p.min_stake_cents}..{p.max_stake_cents} cents")
+        return None
+
+    def open_betting(self, key: bytes | None = None) -> None:
+        """The dealer's next round: re-enable wagering; disarms a probe not yet pressed. The only
+        way betting opens — a locked round never re-opens otherwise. On a device with a supervisor
+        key, ``key`` must be it (``SupervisorRefused``, recorded, nothing changes)."""
+        self.supervisor.check("round_open", key)
         self._betting_opened = True
         self._locked = False
         self._round += 1
@@ -191,8 +234,8 @@ class WageringSim:
     def _verdict(self, seat: int, stake_cents: int, t: float) -> str | None:
         if isinstance(seat, bool) or not isinstance(seat, int) or not 1 <= seat <= self.params.seats:
             return "invalid_seat"
-        if isinstance(stake_cents, bool) or not isinstance(stake_cents, int) or stake_cents <= 0:
-            return "invalid_stake"
+        if self.stake_deviation(stake_cents) is not None:
+            return "invalid_stake"  # outside the table's limits (0 is no stake): never reaches a meter
         if not self._betting_opened:
             return "betting_closed"
         if self.lockout_effective_time_s is not None and t >= self.lockout_effective_time_s:

@@ -27,6 +27,11 @@ URL carries the stub's token (``control=tcp://127.0.0.1:PORT?token=<hex>``, draw
 a host that is not loopback is refused (exit 2) unless ``--allow-remote`` is given, and then a
 warning on stderr names what is exposed (docs/security.md).
 
+The wagering device and the progressive system hold a supervisor key (docs/wire/modbus-wagering.md,
+"The supervisor key"): drawn at start (``secrets.token_bytes(16)``) or set with ``--supervisor-key
+HEX``, it is printed in the device URL's query, ``tcp://127.0.0.1:PORT?supervisor_key=<hex>`` (or the
+pty path's), and the rig's adapter takes it from there.
+
 ``rtu://pty?...`` serves Modbus RTU on a new pty pair behind ``firmware_stubs.rtu_pty``'s relay,
 which adds each byte burst's wire time at the URL's baud rate, parity and stop bits (ptys
 ignore baud rate); READY then names ``rtu://<peer path>?<the same query>``.
@@ -68,10 +73,14 @@ from firmware_stubs.progressive import ProgressiveGlue, cli_params
 from firmware_stubs.slingshot import WIRE_KNOBS, SlingshotParams, stub_params
 from firmware_stubs.top_slot import TopSlotGlue, load_par
 from firmware_stubs.wagering import WageringGlue
+from hil.wire.supervisor import with_key
 from hil.wire.url import ModbusUrl
 from hil.wire.registers import default_map, load_register_map
 from rules.roulette_x import RouletteXSubmission
 from rules.submission import RulesSubmission, RulesSubmissionError
+
+#: the devices that hold a supervisor key (``--supervisor-key``; docs/wire/modbus-wagering.md)
+KEYED = ("wagering", "progressive-system")
 
 #: ``--modbus rtu://pty?...``: RTU on a new pty pair, paced at the URL's baud rate (firmware_stubs.rtu_pty)
 RTU_PTY = "pty"
@@ -130,6 +139,13 @@ class DeviceHost:
         self.truth_file = open(args.truth_file, "a", encoding="utf-8") if wants_truth else None  # noqa: SIM115
         self.truth_records: list[dict] = []
         self.on_new_glue = lambda glue: None
+        #: the supervisor key (``--supervisor-key`` or drawn in ``main``): the stub's, kept across configure
+        self.supervisor_key: bytes | None = getattr(args, "supervisor_key_bytes", None)
+        self.refusal_log = None
+        if args.device in KEYED:
+            from firmware_stubs.wagering import RefusalLogger
+
+            self.refusal_log = RefusalLogger(args.device)
         try:
             self.glue, self.params = self.make(_raw_params(args.param), args.seed, self.par)
         except ValueError as exc:
@@ -151,8 +167,9 @@ class DeviceHost:
         rng = generator(seed)
         clock, modbus = self.clock, self.wire == "modbus"
         if self.device == "wagering":
-            glue = (WageringGlue(clock, params, rng, self.rmap, self.truth) if modbus
-                    else WageringFrameGlue(clock, params, rng, self.truth))
+            key, refusals = self.supervisor_key, self.refusal_log
+            glue = (WageringGlue(clock, params, rng, self.rmap, self.truth, key, refusals) if modbus
+                    else WageringFrameGlue(clock, params, rng, self.truth, key, refusals))
         elif self.device == "money-wheel":
             glue = MoneyWheelGlue(clock, params, rng, self.rmap) if modbus else MoneyWheelFrameGlue(clock, params, rng)
         elif self.device == "multiplier-board":
@@ -166,7 +183,7 @@ class DeviceHost:
         elif self.device == "illuminator":
             glue = IlluminatorGlue(clock, params, par, rng, self.rmap)
         elif self.device == "progressive-system":
-            glue = ProgressiveGlue(clock, params, rng, self.rmap, self.truth)
+            glue = ProgressiveGlue(clock, params, rng, self.rmap, self.truth, self.supervisor_key, self.refusal_log)
         elif self.device == "roulette-wheel":
             from firmware_stubs.slingshot import SlingshotGlue
 
@@ -241,6 +258,8 @@ async def _main(args: argparse.Namespace) -> None:
     else:
         await stub.start_rtu(url.path, url.baudrate, url.parity)
         where = args.modbus
+    if host.supervisor_key is not None:
+        where = with_key(where, host.supervisor_key)
     control = None
     if args.control:
         curl = ModbusUrl.parse(args.control)
@@ -326,6 +345,8 @@ def _serve_serial(args: argparse.Namespace) -> None:
         port, where = FdPort(pair.master_fd), pair.peer_path
     else:
         port, where = UrlPort(args.serial, args.baudrate or 115_200), args.serial
+    if host.supervisor_key is not None:
+        where = with_key(where, host.supervisor_key)
     stop = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: stop.set())
@@ -441,7 +462,20 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--allow-remote", action="store_true", help="let --modbus, --control, --actuator-modbus "
                     "bind a host that is not loopback (0.0.0.0, ::, a LAN address); a warning names what is "
                     "exposed (docs/security.md)")
+    ap.add_argument("--supervisor-key", metavar="HEX", help="wagering, progressive-system: the supervisor key "
+                    "(32 hex digits) that opening a round, paying, confirming wagers and the win lights need "
+                    "(default: a fresh random one); READY prints it in the device URL's ?supervisor_key=")
     args = ap.parse_args(argv)
+    args.supervisor_key_bytes = None
+    if args.device in KEYED:
+        from devices.supervisor import new_key, parse_key
+
+        try:
+            args.supervisor_key_bytes = new_key() if args.supervisor_key is None else parse_key(args.supervisor_key)
+        except ValueError as exc:
+            ap.error(f"--supervisor-key: {exc}")
+    elif args.supervisor_key is not None:
+        ap.error(f"--supervisor-key: {args.device} holds no supervisor key (wagering, progressive-system do)")
     _check_listeners(ap, args)
     if args.time_scale <= 0:
         ap.error("--time-scale must be > 0")

@@ -1,12 +1,16 @@
 """Firmware stub of the progressive table game system: ``devices.progressive.ProgressiveTableSim``
 (with its own, standalone controller) behind its register map (docs/wire/modbus-progressive-system.md).
 
-The wagering commands are the wagering stub's (``WageringGlue.on_write``): coil ``betting_open`` ← 1
-opens a round, coil ``lockout`` ← 1 is the dealer's lock-out button, ``press_inject_seq`` presses,
-``probe_arm_seq`` arms the probe. Added here: coil ``win_light`` (one per seat) lights or puts out a
-seat's win light; ``pay_seq`` ← new value pays ``pay_meter`` (an index into the declared meters) at
-``pay_percent`` shared by ``pay_winners`` (a value the model refuses is ILLEGAL_VALUE and changes
-nothing); ``confirm_seq`` ← new value is the dealer's confirmation of the round's wagers
+The wagering commands are the wagering stub's (``WageringGlue.on_write``): ``round_open_seq`` with
+the supervisor key opens the dealer's next round (coil ``betting_open`` is read-only), coil
+``lockout`` ← 1 is the dealer's lock-out button, ``press_inject_seq`` presses (a stake outside the
+table's limits: ILLEGAL_VALUE), ``probe_arm_seq`` arms the probe. Added here, each guarded by the
+supervisor key written in the same request (a wrong key ILLEGAL_FUNCTION, a locked key DEVICE_BUSY,
+nothing changes, the refusal logged with the peer's address): ``win_light_seq`` lights or puts out
+``win_light_seat``'s win light (the ``win_light`` coils are read-only); ``pay_seq`` ← new value pays
+``pay_meter`` (an index into the declared meters) at ``pay_percent`` shared by ``pay_winners`` (a
+value the model refuses is ILLEGAL_VALUE and changes nothing); ``confirm_seq`` ← new value is the
+dealer's confirmation of the round's wagers
 (``confirm_press_ids[:confirm_count]``; a ``confirm_final = more`` batch is held until the ``final``
 one, then the model's ``confirm_wagers`` gets every held id). Every answered press goes to the press
 log (a press increments nothing); what became of each accepted press — confirmed with its meter
@@ -30,7 +34,7 @@ from pymodbus.constants import ExcCodes
 
 from devices.progressive import Increment, ProgressiveParams, ProgressiveTableSim
 from firmware_stubs.modbus import ModelClock, RegisterImage
-from firmware_stubs.wagering import WageringGlue
+from firmware_stubs.wagering import RefusalLogger, WageringGlue, current_peer
 from hil.wire.registers import RegisterMap, ascii_words
 
 _U32 = 2**32 - 1
@@ -55,8 +59,10 @@ class ProgressiveGlue(WageringGlue):
     last-press registers, so the press log is written here, and the wager log."""
 
     def __init__(self, clock: ModelClock, params: ProgressiveParams, rng: np.random.Generator, rmap: RegisterMap,
-                 truth_sink: Callable[[dict[str, float]], None] | None = None) -> None:
+                 truth_sink: Callable[[dict[str, float]], None] | None = None, supervisor_key: bytes | None = None,
+                 refusal_log: RefusalLogger | None = None) -> None:
         self.clock, self.map = clock, rmap
+        self.refusal_log = refusal_log or RefusalLogger("progressive-system")
         self.log_size = rmap.point("press_log_id").count
         self.slots = rmap.point("meter_value_cents").count
         seats_in_map = rmap.point("win_light").count
@@ -106,7 +112,7 @@ class ProgressiveGlue(WageringGlue):
             "link_restored_meter_cents": [0] * self.slots, "pay_count": 0,
         }
         self._dirty = set(self._values)
-        self.model = ProgressiveTableSim(clock.env, params, rng, self._model_telemetry)
+        self.model = ProgressiveTableSim(clock.env, params, rng, self._model_telemetry, supervisor_key=supervisor_key)
 
     # ------------------------------------------------------------- model → image
     def _model_telemetry(self, device: str, kind: str, payload: dict[str, Any]) -> None:
@@ -125,7 +131,7 @@ class ProgressiveGlue(WageringGlue):
 
     def telemetry(self, device: str, kind: str, payload: dict[str, Any]) -> None:
         ns = self.clock.ns(payload["device_time_s"]) if "device_time_s" in payload else 0
-        if kind in ("lockout_command", "press"):
+        if kind in ("lockout_command", "press", "command_refused"):
             self._telemetry(device, kind, payload)  # WageringGlue's: lockout_ns, answers
         elif kind in ("meter_increment", "confirm_refused", "press_void"):
             if self._confirming is not None:
@@ -157,6 +163,7 @@ class ProgressiveGlue(WageringGlue):
         for name in self._dirty:
             image.set(name, self._values[name])
         self._dirty.clear()
+        self.show_supervisor(image)
         self.show_button_stakes(image, m.params.button_stake_cents)
         image.set("device_clock_ns", self.clock.ns())
         if self.answers:
@@ -206,13 +213,13 @@ class ProgressiveGlue(WageringGlue):
         for name, values in log.items():
             image.set(f"wager_log_{name}", values)
 
-    def _confirm(self, press_ids: list[int]) -> None:
+    def _confirm(self, press_ids: list[int], key: bytes | None = None) -> None:
         """The model's ``confirm_wagers`` on ``press_ids``, its reports made wager-log entries in its
         order: per id a refusal, a confirmation with its increments (none: the increment was lost),
         then the pending presses it voided."""
         self._confirming = reports = []
         try:
-            self.model.confirm_wagers(press_ids)
+            self.model.confirm_wagers(press_ids, key)
         finally:
             self._confirming = None
         ns = self.clock.ns()
@@ -235,31 +242,60 @@ class ProgressiveGlue(WageringGlue):
     # ------------------------------------------------------------- commands
     def on_write(self, name: str, value: Any, image: RegisterImage) -> ExcCodes | None:
         if name == "win_light":
-            seats = self.model.params.seats
-            if any(value[seats:]):
-                return ExcCodes.ILLEGAL_VALUE  # no such seat: nothing changes
-            for seat, on in enumerate(value[:seats], start=1):
-                self.model.light_win(seat, bool(on))  # a light already so: nothing happens
-            return None
+            # read-only: a lit light names a winner to be paid, so it changes only by the keyed command
+            self.refusal_log.refused("win_light coil write", "win lights change only by win_light_seq with the key",
+                                     current_peer())
+            return ExcCodes.ILLEGAL_ADDRESS
+        if name == "win_light_seq":
+            return self.guarded(lambda key: self._light(key, image), image, "win_light_key")
         if name == "pay_seq":
-            index = image.get("pay_meter")
-            if not 0 <= index < len(self._index):
-                return ExcCodes.ILLEGAL_VALUE
-            try:
-                self.model.pay_meter(self.model.controller.names[index], image.get("pay_percent"),
-                                     image.get("pay_winners"))
-            except ValueError:
-                return ExcCodes.ILLEGAL_VALUE
-            return None
-        if name == "betting_open" and value:
-            self._held = []  # a new round: a confirmation never finished is discarded (its presses void)
+            return self.guarded(lambda key: self._pay(key, image), image, "pay_key")
         if name == "confirm_seq":
-            count, ids = image.get("confirm_count"), image.get("confirm_press_ids")
-            if not 0 <= count <= len(ids):
-                return ExcCodes.ILLEGAL_VALUE  # nothing held, nothing confirmed
-            self._held += [int(i) for i in ids[:count]]
-            if image.get("confirm_final") == "final":
-                press_ids, self._held = self._held, []
-                self._confirm(press_ids)
-            return None
+            return self.guarded(lambda key: self._confirm_batch(key, image), image, "confirm_key")
         return super().on_write(name, value, image)
+
+    def open_round(self, key: bytes) -> None:
+        super().open_round(key)
+        self._held = []  # a new round: a confirmation never finished is discarded (its presses void)
+
+    def _light(self, key: bytes, image: RegisterImage) -> ExcCodes | None:
+        self.model.supervisor.check("win_light", key)  # the key first: a stranger learns nothing of the seats
+        seat, on = image.get("win_light_seat"), image.get("win_light_on")
+        if not 1 <= seat <= self.model.params.seats or on not in (0, 1):
+            raise _Refused(ExcCodes.ILLEGAL_VALUE)  # no such seat: nothing changes
+        self.model.light_win(seat, bool(on), key)  # a light already so: nothing happens
+
+    def _pay(self, key: bytes, image: RegisterImage) -> None:
+        self.model.supervisor.check("pay", key)
+        index = image.get("pay_meter")
+        if not 0 <= index < len(self._index):
+            raise _Refused(ExcCodes.ILLEGAL_VALUE)
+        try:
+            self.model.pay_meter(self.model.controller.names[index], image.get("pay_percent"),
+                                 image.get("pay_winners"), key)
+        except ValueError:
+            raise _Refused(ExcCodes.ILLEGAL_VALUE) from None
+
+    def _confirm_batch(self, key: bytes, image: RegisterImage) -> None:
+        self.model.supervisor.check("confirm", key)
+        count, ids = image.get("confirm_count"), image.get("confirm_press_ids")
+        if not 0 <= count <= len(ids):
+            raise _Refused(ExcCodes.ILLEGAL_VALUE)  # nothing held, nothing confirmed
+        self._held += [int(i) for i in ids[:count]]
+        if image.get("confirm_final") == "final":
+            press_ids, self._held = self._held, []
+            self._confirm(press_ids, key)
+
+    def guarded(self, command, image: RegisterImage, key_point: str) -> ExcCodes | None:
+        try:
+            return super().guarded(command, image, key_point)
+        except _Refused as exc:
+            return exc.code
+
+
+class _Refused(Exception):
+    """A guarded command whose key was right but whose arguments the device refuses (``code``)."""
+
+    def __init__(self, code: ExcCodes) -> None:
+        self.code = code
+        super().__init__(code.name)

@@ -41,7 +41,9 @@ from devices.money_wheel import MoneyWheelParams, MoneyWheelSim
 from devices.top_slot import TopSlotParams, TopSlotSim
 from devices.wagering import WageringParams, WageringSim
 from firmware_stubs.modbus import ModelClock
+from devices.supervisor import SupervisorRefused
 from hil.wire.frames import PROBE_SLOTS, SPOT_CODES, Frame, FrameParser, encode
+from hil.wire.supervisor import fields_key
 
 #: Longest the loop waits without stepping the model (wall s), on a port it cannot wake (``UrlPort``).
 MAX_WAIT_S = 0.001
@@ -183,21 +185,30 @@ class _GlueBase:
 class WageringFrameGlue(_GlueBase):
     """``WageringSim`` ↔ frames. ``LOCK_OUT`` is the dealer's button: the first one after
     ``OPEN_BETTING`` reaches the model (later ones are ACKed and change nothing, like a held
-    button); ``ARM_PROBE`` arms the model's actuator (``WageringSim.arm_probe``)."""
+    button); ``ARM_PROBE`` arms the model's actuator (``WageringSim.arm_probe``). ``OPEN_BETTING``
+    carries the supervisor key (``key_0`` … ``key_15``): a wrong one is ACKed ``refused`` and
+    changes nothing (logged on stderr, rate-limited), so a locked round never re-opens without it;
+    a ``PRESS`` or ``ARM_PROBE`` whose stake is outside the table's limits is ACKed ``bad_args``."""
 
     device_kind = "wagering"
 
     def __init__(self, clock: ModelClock, params: WageringParams, rng: np.random.Generator,
-                 truth_sink: Callable[[dict[str, Any]], None] | None = None) -> None:
+                 truth_sink: Callable[[dict[str, Any]], None] | None = None, supervisor_key: bytes | None = None,
+                 refusal_log: Any = None) -> None:
+        from firmware_stubs.wagering import RefusalLogger
+
         super().__init__(clock)
         self.truth_sink = truth_sink or (lambda _t: None)
+        self.refusal_log = refusal_log or RefusalLogger("wagering")
         self.locked = False
-        self.model = WageringSim(clock.env, params, rng, self._telemetry)
+        self.model = WageringSim(clock.env, params, rng, self._telemetry, supervisor_key=supervisor_key)
         self.commands = {"OPEN_BETTING": self._open, "LOCK_OUT": self._lock_out, "PRESS": self._press,
                          "ARM_PROBE": self._arm}
 
     def declare(self) -> None:
-        self.emit("WAGERING_INFO", seats=min(self.model.params.seats, 255))
+        p = self.model.params
+        self.emit("WAGERING_INFO", seats=min(p.seats, 255), min_stake_cents=p.min_stake_cents,
+                  max_stake_cents=p.max_stake_cents)
 
     def _telemetry(self, _device: str, kind: str, p: dict[str, Any]) -> None:
         if kind == "betting_open":
@@ -208,11 +219,19 @@ class WageringFrameGlue(_GlueBase):
             self.emit("PRESS_ANSWER", press_id=p["press_id"] & 0xFFFFFFFF, seat=p["seat"], spot=p["spot"],
                       stake_cents=p["stake_cents"], accepted=p["accepted"], reason=p["reason"] or "none",
                       press_ns=self.ns(p["device_time_s"]), answer_ns=self.ns(p["answer_time_s"]))
+        elif kind == "command_refused":
+            self.refusal_log.refused(p["command"], p["reason"], "the serial line")
 
-    def _open(self, _f: Frame):
+    def _open(self, f: Frame):
+        key = fields_key(f.fields)
+        try:
+            self.model.supervisor.check("round_open", key)  # judged before the ACK: refused changes nothing
+        except SupervisorRefused:
+            return "refused", None
+
         def act() -> None:
             self.locked = False
-            self.model.open_betting()
+            self.model.open_betting(key)
         return "ok", act
 
     def _lock_out(self, _f: Frame):
@@ -227,11 +246,13 @@ class WageringFrameGlue(_GlueBase):
 
     def _press(self, f: Frame):
         v = f.fields
+        if self.model.stake_deviation(v["stake_cents"]) is not None:
+            return "bad_args", None  # outside the table's limits: nothing pressed, never a meter
         return "ok", lambda: self.model.press(v["seat"], v["spot"], v["stake_cents"])
 
     def _arm(self, f: Frame):
         v = f.fields
-        if v["count"] > PROBE_SLOTS:
+        if v["count"] > PROBE_SLOTS or (v["count"] and self.model.stake_deviation(v["stake_cents"]) is not None):
             return "bad_args", None
         offsets = [v[f"offset_us_{i}"] * 1e-6 for i in range(v["count"])]
         return "ok", lambda: self.model.arm_probe(v["seat"], v["spot"], v["stake_cents"], offsets)

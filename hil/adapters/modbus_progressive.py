@@ -6,15 +6,16 @@ injection feature (``press``, ``arm_probe``) write the same points at the same a
 answered press comes from the press log, to every ``watch`` callback (a map without the injection
 points loads: the rig then presses through its actuator). Added here:
 
-* ``light_win`` writes the seat's ``win_light`` coil (FC5), then reads ``win_light_ns``: a light
+* ``light_win`` writes the keyed win-light command (``win_light_seat``/``win_light_on``/a new
+  ``win_light_seq`` with ``win_light_key``, one FC16 request), then reads ``win_light_ns``: a light
   that changed has a new time there and becomes a ``win_light`` event (a light already so changes
   nothing, as in the model);
 * ``meters`` reads ``meter_value_cents`` with ``link_state`` and ``device_clock_ns`` in one read;
-* ``pay_meter`` writes ``pay_meter``/``pay_percent``/``pay_winners``/``pay_seq`` in one FC16
-  request; the result block, read with the status, resolves it (a refused payout is a
+* ``pay_meter`` writes ``pay_meter``/``pay_percent``/``pay_winners``/``pay_seq`` with ``pay_key``
+  (the supervisor key) in one FC16 request; the result block, read with the status, resolves it (a refused payout is a
   ``wire_fault`` and its event never triggers);
 * ``confirm_wagers`` writes ``confirm_count``/``confirm_press_ids``/``confirm_final``/``confirm_seq``
-  in one FC16 request per batch of at most ``confirm_press_ids``' count ids (the last batch
+  with ``confirm_key`` in one FC16 request per batch of at most ``confirm_press_ids``' count ids (the last batch
   ``final``); it resolves once the wager log holds an entry (``confirmed`` or ``refused``) for every
   id asked — a confirmation of no ids once its write is answered — with the ids whose entries say
   they incremented a meter.
@@ -92,7 +93,7 @@ class ModbusProgressiveSystem(ModbusWageringDevice):
                   for i in range(n)]
         link_id = words_ascii(decl["link_id"]) or None
         self.telemetry(self.name, "device_info", {
-            "seats": self.seats, **self.button_stakes, "meters": meters, "linked": decl["linked"] == "linked",
+            "seats": self.seats, **self.button_stakes, **self.stake_limits, "meters": meters, "linked": decl["linked"] == "linked",
             "link_id": link_id,
             "url": self.url, "clock_offset_s": self.clock.offset_s, "clock_uncertainty_s": self.clock.uncertainty_s,
             "rtt_min_us": self.clock.rtt_min_us})
@@ -109,7 +110,8 @@ class ModbusProgressiveSystem(ModbusWageringDevice):
         decl = await self._read_blocks(self.cmd, self.map.read_blocks(DECLARATION))
         status = await self._read_blocks(self.cmd, self._status_blocks)
         rest = await self._read_blocks(self.cmd, self.map.read_blocks(["win_light_ns", "pay_seq", "confirm_seq",
-                                                                        "wager_log_id"]))
+                                                                        "win_light_seq", "wager_log_id"]))
+        self._light_seq = int(rest["win_light_seq"])
         return decl, status, rest["win_light_ns"], rest["pay_seq"], rest["confirm_seq"], list(rest["wager_log_id"])
 
     # ----------------------------------------------------------- Protocol (wagering: ModbusWageringDevice)
@@ -118,9 +120,11 @@ class ModbusProgressiveSystem(ModbusWageringDevice):
         if isinstance(seat, bool) or not isinstance(seat, int) or not 1 <= seat <= min(self.seats, coil.count):
             raise ValueError(f"{self.name}: no seat {seat!r} (seats 1..{self.seats})")
         done = self.env.event()
+        self._light_seq = (self._light_seq + 1) & 0xFFFF or 1
+        command = {"win_light_seat": seat, "win_light_on": int(bool(on)), "win_light_seq": self._light_seq}
 
         async def go() -> None:
-            await self.cmd.write(coil.table, coil.address + seat - 1, [bool(on)])
+            await self.keyed("win_light", command, "win_light_key")
             words, _ = await self.cmd.read(when.table, when.address, when.span)
             ns = int(self.map.decode(when, words)[seat - 1])
             if ns != self._light_ns[seat - 1]:
@@ -160,13 +164,9 @@ class ModbusProgressiveSystem(ModbusWageringDevice):
             raise ValueError(f"winners must be an int >= 1, not {winners!r}")
         ev = self.env.event()
         self._pending_pays.append(((meter, percent, winners), ev))
-        self._pay_seq = (self._pay_seq + 1) & 0xFFFF
-        words: list[int] = []
-        for name, value in (("pay_meter", self.names.index(meter)), ("pay_percent", percent),
-                            ("pay_winners", winners), ("pay_seq", self._pay_seq)):
-            words += self.map.encode(name, value)
-        first = self.map.point("pay_meter")
-        self.submit(self.cmd.write(first.table, first.address, words))
+        self._pay_seq = (self._pay_seq + 1) & 0xFFFF or 1
+        self.submit(self.keyed("pay", {"pay_meter": self.names.index(meter), "pay_percent": percent,
+                                       "pay_winners": winners, "pay_seq": self._pay_seq}, "pay_key"))
         return ev
 
     def confirm_wagers(self, press_ids) -> simpy.Event:
@@ -176,22 +176,18 @@ class ModbusProgressiveSystem(ModbusWageringDevice):
         ev = self.env.event()
         size = self.confirm_size
         batches = [ids[i:i + size] for i in range(0, len(ids), size)] or [()]
-        requests: list[list[int]] = []
+        requests: list[dict[str, Any]] = []
         for k, batch in enumerate(batches):
-            self._confirm_seq = (self._confirm_seq + 1) & 0xFFFF
-            words: list[int] = []
-            for name, value in (("confirm_count", len(batch)), ("confirm_press_ids", [*batch, *[0] * (size - len(batch))]),
-                                ("confirm_final", "final" if k == len(batches) - 1 else "more"),
-                                ("confirm_seq", self._confirm_seq)):
-                words += self.map.encode(name, value)
-            requests.append(words)
-        first = self.map.point("confirm_count")
+            self._confirm_seq = (self._confirm_seq + 1) & 0xFFFF or 1
+            requests.append({"confirm_count": len(batch), "confirm_press_ids": [*batch, *[0] * (size - len(batch))],
+                             "confirm_final": "final" if k == len(batches) - 1 else "more",
+                             "confirm_seq": self._confirm_seq})
 
         async def go() -> None:
             if ids:  # the poller resolves it from the wager log (the I/O thread owns _confirming)
                 self._confirming.append((ids, Counter(ids), ev))
-            for words in requests:  # in order, on the command link
-                await self.cmd.write(first.table, first.address, words)
+            for values in requests:  # in order, on the command link
+                await self.keyed("confirm", values, "confirm_key")
             if not ids:  # nothing to await: the device voided the round's presses (the wager log says which)
                 self.env.call_soon_threadsafe(lambda: ev.succeed(()))
 

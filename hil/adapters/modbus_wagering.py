@@ -1,6 +1,9 @@
 """The wagering device over Modbus (implements ``devices.contracts.WageringDevice``).
 
-Commands: ``open_betting`` writes coil ``betting_open``; ``lock_out`` writes coil ``lockout``
+Commands: ``open_betting`` is the dealer's next round: one FC16 write of a new ``round_open_seq``
+with the device's supervisor key (``round_open_key``; the key comes from the device URL's
+``?supervisor_key=``, docs/wire/modbus-wagering.md, "The supervisor key", and is never recorded);
+``lock_out`` writes coil ``lockout``
 (the dealer's button), brackets it between the request leaving and the answer arriving
 (``command_lo_s`` / ``command_hi_s``) and reads back ``lockout_command_ns``, which the device
 latched before answering. Answers come from the press log the poller reads whenever
@@ -22,15 +25,46 @@ from collections.abc import Callable
 
 from devices.contracts import PressAnswer
 from hil.adapters.modbus_base import ModbusAdapterBase
-from hil.wire.registers import INJECTION, known_points
+from hil.wire.registers import INJECTION, STAKE_LIMITS, RegisterMap, known_points
+from hil.wire.supervisor import LOCKED_EXCEPTION, QUERY, WRONG_KEY_EXCEPTION, key_words, split_key
 
 #: the seats' button stakes (docs/wire/actuator.md), read at connect where the map has them
 BUTTON_STAKES = "seat_button_stake_cents"
 
 
+def command_block(rmap: RegisterMap, values: dict[str, object]) -> tuple[str, int, list[int]]:
+    """One FC16 request writing every point of ``values`` (a command, its arguments, its key):
+    (table, first address, words). ValueError when the map does not lay them out back to back."""
+    points = sorted((rmap.point(n) for n in values), key=lambda p: p.address)
+    words: list[int] = []
+    for a, b in zip(points, points[1:]):
+        if a.end != b.address or a.table != b.table:
+            raise ValueError(f"{rmap.name}: {', '.join(p.name for p in points)} must be contiguous holding registers "
+                             f"(one request carries a command with its key): {a.name} ends at {a.end - 1}, "
+                             f"{b.name} starts at {b.address}")
+    for p in points:
+        words += rmap.encode(p, values[p.name])
+    return points[0].table, points[0].address, words
+
+
+def refusal_detail(exc_detail: str, command: str) -> str:
+    """A keyed command's exception response, named (docs/wire/modbus-wagering.md, "The supervisor key")."""
+    if f"exception_code={WRONG_KEY_EXCEPTION})" in exc_detail:
+        return f"{command}: the device refused the supervisor key ({exc_detail}); is the bench's url's {QUERY} the device's?"
+    if f"exception_code={LOCKED_EXCEPTION})" in exc_detail:
+        return f"{command}: the device's supervisor key is locked after wrong keys ({exc_detail})"
+    return f"{command}: {exc_detail}"
+
+
 class ModbusWageringDevice(ModbusAdapterBase):
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, env, io, url: str, *args, **kwargs) -> None:
+        url, self._key = split_key(url)
+        if self._key is None:
+            raise ValueError(f"{url}: the device's commands that open a round (and a progressive system's meter "
+                             f"writes) need its supervisor key: give it in the url as ?{QUERY}=<32 hex digits> "
+                             "(a firmware stub prints it on its READY line; docs/wire/modbus-wagering.md)")
+        super().__init__(env, io, url, *args, **kwargs)
+        self._round_seq = 0
         self._inject_seq = 0
         self._arm_seq = 0
         self._pending: deque[tuple[tuple[int, str, int], simpy.Event]] = deque()
@@ -44,7 +78,29 @@ class ModbusWageringDevice(ModbusAdapterBase):
         seats = self.io.run(self._read("seats"), timeout_s=5)
         self.seats = int(seats)
         self.button_stakes = self.read_button_stakes()
-        self.telemetry(self.name, "device_info", {"seats": seats, **self.button_stakes, **info})
+        self.stake_limits = self.read_stake_limits()
+        self._round_seq = int(self.io.run(self._read("round_open_seq"), timeout_s=5))
+        self.telemetry(self.name, "device_info", {"seats": seats, **self.button_stakes, **self.stake_limits, **info})
+
+    def read_stake_limits(self) -> dict:
+        """``{"stake_limits_cents": [min, max]}`` where the map declares the table's limits; else nothing."""
+        if STAKE_LIMITS not in self.map.features:
+            return {}
+        lo, hi = (int(self.io.run(self._read(n), timeout_s=5)) for n in ("stake_min_cents", "stake_max_cents"))
+        return {"stake_limits_cents": [lo, hi]}
+
+    async def keyed(self, command: str, values: dict[str, object], key_point: str) -> None:
+        """One keyed command (I/O thread): ``values`` and the key in one FC16 request; an exception
+        response is a ``wire_fault`` that says what the device refused."""
+        from hil.transport.modbus import WireError
+
+        table, address, words = command_block(self.map, {**values, key_point: key_words(self._key)})
+        try:
+            await self.cmd.write(table, address, words)
+        except WireError as exc:
+            if exc.kind == "exception_response":
+                raise WireError(exc.kind, refusal_detail(exc.detail, command)) from None
+            raise
 
     def read_button_stakes(self) -> dict:
         """``{"button_stake_cents": [...]}`` for the device's seats, where its map has the point
@@ -78,8 +134,8 @@ class ModbusWageringDevice(ModbusAdapterBase):
     def open_betting(self) -> None:
         now = self.env.now
         self.telemetry(self.name, "betting_open", {"device_time_s": now})
-        p = self.map.point("betting_open")
-        self.submit(self.cmd.write(p.table, p.address, [True]))
+        self._round_seq = (self._round_seq + 1) & 0xFFFF or 1
+        self.submit(self.keyed("round_open", {"round_open_seq": self._round_seq}, "round_open_key"))
 
     def lock_out(self) -> None:
         p, t = self.map.point("lockout"), self.map.point("lockout_command_ns")

@@ -1,6 +1,8 @@
 """The wagering device over the serial frames (implements ``devices.contracts.WageringDevice``).
 
-Commands: ``open_betting`` → ``OPEN_BETTING``, ``lock_out`` → ``LOCK_OUT`` (the dealer's button),
+Commands: ``open_betting`` → ``OPEN_BETTING`` with the device's supervisor key (``key_0`` …
+``key_15``; the key comes from the device URL's ``?supervisor_key=``, which is taken off before
+pyserial opens it, and is never recorded), ``lock_out`` → ``LOCK_OUT`` (the dealer's button),
 ``press`` → ``PRESS`` (the rig's actuator), ``arm_probe`` → ``ARM_PROBE`` (the actuator presses at
 device-timed offsets after the next lock-out reached the device). Events: ``BETTING_OPEN``,
 ``LOCKOUT_COMMAND`` and every ``PRESS_ANSWER`` — injected or pressed by a player — become the
@@ -11,6 +13,7 @@ stake. A refused command (NAK) leaves its presses unanswered and is a ``wire_fau
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Sequence
 
 import simpy
@@ -18,6 +21,7 @@ import simpy
 from devices.contracts import PressAnswer
 from hil.adapters.serial_base import SerialAdapterBase
 from hil.wire.frames import PROBE_SLOTS, Frame
+from hil.wire.supervisor import QUERY, key_fields, split_key
 
 
 class SerialWageringDevice(SerialAdapterBase):
@@ -29,15 +33,33 @@ class SerialWageringDevice(SerialAdapterBase):
 
     def __init__(self, env, io, url: str, telemetry, name: str = "wagering", timeout_s: float = 0.5,
                  **kwargs) -> None:
+        url, self._key = split_key(url)
+        if self._key is None:
+            raise ValueError(f"{url}: OPEN_BETTING needs the device's supervisor key: give it in the url as "
+                             f"?{QUERY}=<32 hex digits> (a firmware stub prints it on its READY line; "
+                             "docs/wire/serial-frames.md)")
         super().__init__(env, io, url, telemetry, name, timeout_s, **kwargs)
         self._watchers: list = []
+        #: the latest OPEN_BETTING marker events (``open_betting``), kept alive so each is itself
+        self._opening: deque[simpy.Event] = deque(maxlen=16)
         info = self.start()
-        self.seats = int(self.declared.fields["seats"])
-        telemetry(name, "device_info", {"seats": self.seats, **info})
+        d = self.declared.fields
+        self.seats = int(d["seats"])
+        telemetry(name, "device_info", {"seats": self.seats,
+                                        "stake_limits_cents": [int(d["min_stake_cents"]), int(d["max_stake_cents"])],
+                                        **info})
 
     # ----------------------------------------------------------- Protocol
     def open_betting(self) -> None:
-        self.command("OPEN_BETTING")
+        opened = self.env.event()  # never triggered: it only marks a refused OPEN_BETTING (``_drop``)
+        self._opening.append(opened)
+        self.command("OPEN_BETTING", [opened], **key_fields(self._key))
+
+    def _drop(self, events) -> None:
+        if any(e is m for e in events for m in self._opening):
+            self.fault("command_refused", f"OPEN_BETTING was refused by the device (ACK not ok): is the url's "
+                                          f"{QUERY} the device's? (docs/wire/serial-frames.md)")
+        super()._drop(events)
 
     def lock_out(self) -> None:
         self.command("LOCK_OUT")

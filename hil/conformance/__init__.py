@@ -17,6 +17,7 @@ import logging
 from pathlib import Path
 
 from hil.conformance.core import Clause, Report, Unreachable, run_clauses
+from hil.wire.supervisor import redact
 from hil.config import ConfigError
 
 #: device kinds the kit knows, per wire
@@ -78,7 +79,7 @@ async def _run_modbus(device: str, url: str, unit: int, register_map: Path | Non
     except (ConfigError, ValueError) as exc:
         raise BadInput(str(exc)) from None
     shown = str(register_map) if register_map else f"default ({rmap.name})"
-    report = Report(device, url, shown + (f" without {', '.join(without)}" if without else ""))
+    report = Report(device, redact(url), shown + (f" without {', '.join(without)}" if without else ""))
     ctx = ModbusContext(url, unit, rmap, max_drift_ppm=max_drift_ppm)
     try:
         await ctx.connect()
@@ -95,7 +96,7 @@ async def _run_serial(device: str, url: str, max_drift_ppm: float) -> Report:
     from hil.conformance.serial_frames import SerialContext
     from hil.conformance.slingshot import LineContext
 
-    report = Report(device, url, None)
+    report = Report(device, redact(url), None)
     ctx = LineContext(url) if device == "roulette-wheel" else SerialContext(url, device, max_drift_ppm)
     try:
         await ctx.open()

@@ -5,6 +5,13 @@ The lock-out and the press log are judged on every device. Presses need the opti
 ``injection`` feature (``press_inject_*``, the armed probe ``probe_*``): on a device without it
 the press clauses and the lock-out latency are skipped, saying so — a black-box device is pressed
 through the bench's actuator (docs/wire/actuator.md) by ``croupier run``, not by this kit.
+
+Rounds open by the keyed ``round_open`` command: the kit takes the supervisor key from the device
+URL's ``?supervisor_key=`` (docs/wire/modbus-wagering.md, "The supervisor key") and judges that a
+wrong key is refused with nothing changed, that a locked round cannot be re-opened by a write to
+``betting_open``, that a stake outside the declared limits is refused, and on the progressive
+system that pay, confirm and the win lights refuse a wrong key. It sends at most one wrong key in a
+row (the right one follows), so the key never locks (5 wrong keys in a row would lock it 30 s).
 """
 
 from __future__ import annotations
@@ -15,7 +22,8 @@ from dataclasses import dataclass
 from hil.conformance.core import Clause, ClauseFailed, ClauseSkipped, expect
 from hil.conformance.modbus import POLL_S, DeviceRefused, ModbusContext
 from hil.conformance.modbus_common import common_clauses
-from hil.wire.registers import INJECTION, words_ascii
+from hil.wire.registers import INJECTION, STAKE_LIMITS, words_ascii
+from hil.wire.supervisor import QUERY, WRONG_KEY_EXCEPTION, key_words, split_key
 
 #: the lock-out budget the checks judge by default (``lockout_budget_s``): the device stops
 #: recognising wagers within this of the lock-out command reaching it
@@ -81,11 +89,32 @@ async def _answers(ctx: ModbusContext, count_before: int, n: int, seat: int) -> 
         await asyncio.sleep(POLL_S)
 
 
-async def _open(ctx: ModbusContext) -> None:
+def _key(ctx: ModbusContext) -> bytes:
+    key = split_key(ctx.url)[1]
+    if key is None:
+        raise ClauseFailed(f"the device URL carries no ?{QUERY}=<32 hex digits>: the kit cannot open a round "
+                           "(docs/wire/modbus-wagering.md, \"The supervisor key\")")
+    return key
+
+
+def _wrong(key: bytes) -> bytes:
+    """A key that is not the device's (the last byte flipped)."""
+    return key[:-1] + bytes([key[-1] ^ 0x5A])
+
+
+async def _keyed(ctx: ModbusContext, seq_point: str, key_point: str, values: dict, key: bytes) -> int | None:
+    """One keyed command with a new ``seq_point`` and ``key``: None when answered, else the exception code."""
+    seq = (int(await ctx.read(seq_point)) + 1) & 0xFFFF or 1
     try:
-        await ctx.write_points({"betting_open": True})
+        await ctx.write_points({**values, seq_point: seq, key_point: key_words(key)})
     except DeviceRefused as exc:
-        raise ClauseFailed(f"betting_open = 1 refused: {exc}") from None
+        return exc.code
+    return None
+
+
+async def _open(ctx: ModbusContext) -> None:
+    if (code := await _keyed(ctx, "round_open_seq", "round_open_key", {}, _key(ctx))) is not None:
+        raise ClauseFailed(f"round_open with the URL's supervisor key refused: exception {code}")
 
 
 async def _lock(ctx: ModbusContext) -> tuple[int, int]:
@@ -120,10 +149,105 @@ async def declaration(ctx: ModbusContext) -> str:
 
 async def betting_open(ctx: ModbusContext) -> str:
     await _open(ctx)
-    v = (await ctx.read_points(["betting_open", "lockout"])).values
-    expect(v["betting_open"] and not v["lockout"], f"after betting_open = 1: betting_open {v['betting_open']}, "
-                                                    f"lockout {v['lockout']} (expected 1, 0)")
-    return "betting_open reads 1, lockout 0"
+    v = (await ctx.read_points(_state_points(ctx))).values
+    expect(v.get("betting_open", True) and not v["lockout"], f"after round_open: {v} (expected betting_open 1, "
+                                                             "lockout 0)")
+    return "round_open with the key: " + ", ".join(f"{k} reads {int(x)}" for k, x in v.items())
+
+
+def _state_points(ctx: ModbusContext) -> list[str]:
+    """``lockout`` and, where the map keeps it, the read-only ``betting_open``."""
+    return ["betting_open", "lockout"] if ctx.map.has("betting_open") else ["lockout"]
+
+
+async def _refusals(ctx: ModbusContext) -> int | None:
+    return int(await ctx.read("supervisor_refusals")) if ctx.map.has("supervisor_refusals") else None
+
+
+async def reopen_refused(ctx: ModbusContext) -> str:
+    """A locked round is not re-opened: after the lock-out, a write of 1 to ``betting_open`` and a
+    ``round_open`` with a wrong key are refused with an exception, the lock-out stays, and (with
+    injection) the next press is rejected ``locked_out``; the right key then opens the next round."""
+    key = _key(ctx)
+    await _open(ctx)
+    await _lock(ctx)
+    await asyncio.sleep(LOCKOUT_BUDGET_S * 5)
+    bo = ctx.map.point("betting_open") if ctx.map.has("betting_open") else None
+    coil = await ctx.request_write(bo.table, bo.address, [True]) if bo else -1
+    n0 = await _refusals(ctx)
+    wrong = await _keyed(ctx, "round_open_seq", "round_open_key", {}, _wrong(key))
+    v = (await ctx.read_points(_state_points(ctx))).values
+    expect(coil is not None, "a write of 1 to betting_open after the lock-out was answered (it must be refused)")
+    expect(wrong == WRONG_KEY_EXCEPTION, f"round_open with a wrong key: {'answered' if wrong is None else f'exception {wrong}'}; "
+                                         f"expected exception {WRONG_KEY_EXCEPTION} (ILLEGAL_FUNCTION)")
+    expect(v["lockout"] and not v.get("betting_open", False), f"after the refused re-opens: lockout {v['lockout']}, betting_open "
+                                                   f"{v['betting_open']} (expected 1, 0: nothing changed)")
+    n1 = await _refusals(ctx)
+    expect(n0 is None or (n1 - n0) & 0xFFFF == 1, f"supervisor_refusals moved {n0} -> {n1} for one wrong key")
+    late = ""
+    if INJECTION in ctx.map.features:
+        before = int(await ctx.read("press_count"))
+        await _inject(ctx, 3)
+        (e,) = (await _answers(ctx, before, 1, 3))[:1]
+        expect(e.status == "rejected" and e.reason == "locked_out",
+               f"the press after the refused re-opens: {e.status} ({e.reason}); expected rejected (locked_out)")
+        late = f"; the next press {e.press_id} rejected (locked_out)"
+    await _open(ctx)  # the right key opens the next round (and resets the wrong-key count)
+    return f"betting_open write: {'no such coil' if bo is None else f'exception {coil}'}; wrong key: exception {wrong}; lock-out kept{late}"
+
+
+async def stake_limits(ctx: ModbusContext) -> str:
+    """A press whose stake is outside the declared limits (``stake_max_cents`` + 1, 4,294,967,295 ¢)
+    is refused with ILLEGAL_VALUE and presses nothing (``press_count`` unchanged)."""
+    _need_injection(ctx)
+    if STAKE_LIMITS not in ctx.map.features:
+        raise ClauseSkipped("the map declares no stake limits (stake_min_cents, stake_max_cents)")
+    lo, hi = int(await ctx.read("stake_min_cents")), int(await ctx.read("stake_max_cents"))
+    expect(1 <= lo <= STAKE_CENTS <= hi, f"declared limits {lo}..{hi} cents (expected 1 <= min <= {STAKE_CENTS} <= max)")
+    await _open(ctx)
+    before = int(await ctx.read("press_count"))
+    codes = []
+    for stake in sorted({hi + 1, 2**32 - 1} - {2**32}) + ([lo - 1] if lo > 1 else []):
+        seq = (int(await ctx.read("press_inject_seq")) + 1) & 0xFFFF
+        try:
+            await ctx.write_points({"press_inject_seat": 1, "press_inject_spot": _spot(ctx),
+                                    "press_inject_stake_cents": stake, "press_inject_seq": seq})
+            codes.append((stake, None))
+        except DeviceRefused as exc:
+            codes.append((stake, exc.code))
+    await asyncio.sleep(0.05)
+    after = int(await ctx.read("press_count"))
+    expect(all(c == 3 for _, c in codes), "; ".join(f"stake {s}: {'answered' if c is None else f'exception {c}'}"
+                                                   for s, c in codes) + " (expected exception 3, ILLEGAL_VALUE)")
+    expect(after == before, f"press_count moved {before} -> {after}: a refused stake was pressed")
+    return f"limits {lo}..{hi} cents; stakes {', '.join(str(s) for s, _ in codes)} refused (exception 3), none pressed"
+
+
+async def meter_writes_need_the_key(ctx: ModbusContext) -> str:
+    """The progressive system's pay, confirm and win-light commands with a wrong key are refused
+    (exception 1) and change nothing: meters, pay_count, wager_count and the win lights read back
+    the same."""
+    key = _key(ctx)
+    watched = ["meter_value_cents", "pay_count", "wager_count", "win_light"]
+    before = (await ctx.read_points(watched)).values
+    size = ctx.map.point("confirm_press_ids").count
+    got = {}
+    for command, seq, kp, values in (
+            ("pay", "pay_seq", "pay_key", {"pay_meter": 0, "pay_percent": 100, "pay_winners": 1}),
+            ("confirm", "confirm_seq", "confirm_key", {"confirm_count": 0, "confirm_press_ids": [0] * size,
+                                                       "confirm_final": "final"}),
+            ("win_light", "win_light_seq", "win_light_key", {"win_light_seat": 1, "win_light_on": 1})):
+        got[command] = await _keyed(ctx, seq, kp, values, _wrong(key))
+        # the right key resets the wrong-key count (a harmless command: opening betting)
+        await _open(ctx)
+    await asyncio.sleep(0.05)
+    after = (await ctx.read_points(watched)).values
+    bad = [f"{c}: {'answered' if code is None else f'exception {code}'}" for c, code in got.items()
+           if code != WRONG_KEY_EXCEPTION]
+    expect(not bad, "with a wrong key " + "; ".join(bad) + f" (expected exception {WRONG_KEY_EXCEPTION})")
+    changed = [n for n in watched if after[n] != before[n]]
+    expect(not changed, f"changed by refused commands: {', '.join(changed)}")
+    return "pay, confirm, win_light with a wrong key: exception 1 each; meters, counts and lights unchanged"
 
 
 async def lockout_latched(ctx: ModbusContext) -> str:
@@ -261,9 +385,9 @@ async def confirm(ctx: ModbusContext) -> str:
     size = ctx.map.point("confirm_press_ids").count
     try:
         await ctx.write_points({"confirm_count": 1, "confirm_press_ids": [kept.press_id] + [0] * (size - 1),
-                                "confirm_final": "final", "confirm_seq": seq})
+                                "confirm_final": "final", "confirm_seq": seq, "confirm_key": key_words(_key(ctx))})
     except DeviceRefused as exc:
-        raise ClauseFailed(f"the confirm command was refused: {exc}") from None
+        raise ClauseFailed(f"the confirm command (with the URL's supervisor key) was refused: {exc}") from None
     deadline = asyncio.get_running_loop().time() + ANSWER_LIMIT_S
     while (int(await ctx.read("wager_count")) - count0) & 0xFFFF < 2:
         expect(asyncio.get_running_loop().time() < deadline,
@@ -289,14 +413,21 @@ def wagering_clauses(device: str) -> list[Clause]:
     return [*common_clauses(page),
             Clause("WG-declaration", "seats (and the progressive system's meters) are declared sensibly",
                    f"{page}#input-registers", declaration),
-            Clause("WG-betting-open", "betting_open = 1 opens betting and clears the lock-out",
-                   f"{page}#coils", betting_open),
+            Clause("WG-betting-open", "round_open with the supervisor key opens betting and clears the lock-out",
+                   f"{page}#opening-a-round", betting_open),
             Clause("WG-lockout-latched", "lockout_command_ns is latched before the lock-out write is answered",
                    f"{page}#coils", lockout_latched),
             Clause("WG-press-log", "injected presses: accepted while open, rejected (locked_out) after; each in "
                    "the press log", f"{page}#input-registers", press_log),
             Clause("WG-lockout-latency", f"the lock-out stops the recognition of wagers within "
                    f"{LOCKOUT_BUDGET_S * 1e3:.0f} ms (armed probe)", f"{page}#holding-registers", lockout_latency),
+            Clause("WG-reopen-refused", "a locked round is not re-opened: betting_open = 1 and a wrong key refused, "
+                   "the lock-out kept, the next press locked_out", f"{page}#opening-a-round", reopen_refused),
+            Clause("WG-stake-limits", "a stake outside the declared limits is refused (ILLEGAL_VALUE) and presses "
+                   "nothing", f"{page}#stake-limits", stake_limits),
             *([Clause("PG-confirm", "meters grow only at the confirmation: a confirmed press incremented, an "
                       "unconfirmed one void", f"{page}#meters-grow-only-at-the-dealers-confirmation", confirm)]
+              if device == "progressive-system" else []),
+            *([Clause("PG-key-refused", "pay, confirm and win lights with a wrong supervisor key: exception 1, "
+                      "nothing changes", f"{page}#the-supervisor-key", meter_writes_need_the_key)]
               if device == "progressive-system" else [])]

@@ -14,12 +14,13 @@ from typing import Any
 
 import serial
 
-from hil.conformance.core import Clause, ClauseSkipped, Evidence, Unreachable, expect
+from hil.conformance.core import Clause, ClauseFailed, ClauseSkipped, Evidence, Unreachable, expect
 from hil.conformance.modbus_common import MAX_DRIFT_PPM, rate_span_s
 from hil.conformance.modbus_spinning import TOP_SLOT_START_TOLERANCE_S
 from hil.conformance.modbus_wagering import LOCKOUT_BUDGET_S, PROBE_OFFSETS_US, STAKE_CENTS
 from hil.transport.serial import SerialLink, SerialWireError
 from hil.wire.frames import BY_NAME, HEADER, PROBE_SLOTS, SYNC, VERSION, Frame, crc16, encode
+from hil.wire.supervisor import QUERY, key_fields, split_key
 from rules.crazy_time import TOP_SLOT_REEL2, layout_deviations
 
 PAGE = "serial-frames.md"
@@ -39,6 +40,7 @@ class SerialContext:
     """The framed link to one device and every frame it sent (arrival order)."""
 
     def __init__(self, url: str, device: str, max_drift_ppm: float = MAX_DRIFT_PPM) -> None:
+        url, self.key = split_key(url)  # the wagering device's supervisor key (OPEN_BETTING): not pyserial's
         self.url, self.device, self.max_drift_ppm = url, device, max_drift_ppm
         self.frames: list[Frame] = []
         self._lock = threading.Lock()
@@ -230,7 +232,7 @@ async def garbled(ctx: SerialContext) -> str:
 
 async def unknown_command(ctx: SerialContext) -> str:
     foreign = FOREIGN[ctx.device]
-    _seq, _tx, ack, _m = await ctx.command(foreign)
+    _seq, _tx, ack, _m = await ctx.command(foreign, **(key_fields(None) if foreign == "OPEN_BETTING" else {}))
     expect(ack is not None, f"{foreign} (not a command of a {ctx.device}) was not ACKed")
     expect(ack.fields["status"] == "unknown_command", f"{foreign} to a {ctx.device}: ACK {ack.fields['status']}; "
                                                       "expected unknown_command")
@@ -382,8 +384,15 @@ async def _ok(ctx: SerialContext, msg_type: str, **fields: Any) -> tuple[int, Fr
     return tx, ack, mark
 
 
+def _open_fields(ctx: SerialContext) -> dict[str, int]:
+    if ctx.key is None:
+        raise ClauseFailed(f"the device URL carries no ?{QUERY}=<32 hex digits>: OPEN_BETTING needs the key "
+                           "(docs/wire/serial-frames.md, OPEN_BETTING)")
+    return key_fields(ctx.key)
+
+
 async def wagering_round(ctx: SerialContext) -> str:
-    tx, _ack, mark = await _ok(ctx, "OPEN_BETTING")
+    tx, _ack, mark = await _ok(ctx, "OPEN_BETTING", **_open_fields(ctx))
     opened = await ctx.wait_for(mark, lambda f: f.msg_type == "BETTING_OPEN")
     expect(opened is not None, "no BETTING_OPEN after OPEN_BETTING")
     _tx, _a, mark = await _ok(ctx, "PRESS", seat=1, spot="1", stake_cents=STAKE_CENTS)
@@ -408,8 +417,41 @@ async def wagering_round(ctx: SerialContext) -> str:
     return f"press {ok['press_id']} accepted, LOCKOUT_COMMAND in the round trip, press {late['press_id']} locked_out"
 
 
+async def wagering_reopen_refused(ctx: SerialContext) -> str:
+    """A locked round is not re-opened: after LOCK_OUT, an OPEN_BETTING with a wrong key is ACKed
+    ``refused``, no BETTING_OPEN follows, and the next PRESS is ``locked_out``; a PRESS whose stake is
+    past the declared maximum is ``bad_args`` and answered by no PRESS_ANSWER."""
+    right = _open_fields(ctx)
+    await _ok(ctx, "OPEN_BETTING", **right)
+    await _ok(ctx, "LOCK_OUT")
+    await asyncio.sleep(LOCKOUT_BUDGET_S * 5)
+    wrong = dict(right, key_15=right["key_15"] ^ 0x5A)
+    _s, _t, ack, mark = await ctx.command("OPEN_BETTING", **wrong)
+    expect(ack is not None and ack.fields["status"] == "refused",
+           f"OPEN_BETTING with a wrong key after the lock-out: {ack.fields['status'] if ack else 'no ACK'}; "
+           "expected refused")
+    reopened = await ctx.wait_for(mark, lambda f: f.msg_type == "BETTING_OPEN", timeout_s=0.2)
+    expect(reopened is None, "a BETTING_OPEN followed the refused OPEN_BETTING")
+    _tx, _a, mark = await _ok(ctx, "PRESS", seat=1, spot="1", stake_cents=STAKE_CENTS)
+    (late,) = (await _answers(ctx, mark, 1, 1))[:1]
+    expect(not late["accepted"] and late["reason"] == "locked_out",
+           f"the press after the refused re-open: accepted {late['accepted']}, reason {late['reason']}")
+    decl = next((f for f in reversed(ctx.frames) if f.msg_type == "WAGERING_INFO"), None)
+    expect(decl is not None, "no WAGERING_INFO seen")
+    hi = int(decl.fields["max_stake_cents"])
+    over = []
+    for stake in sorted({min(hi + 1, 2**32 - 1), 2**32 - 1}):
+        _s, _t, a, mark = await ctx.command("PRESS", seat=1, spot="1", stake_cents=stake)
+        over.append((stake, a.fields["status"] if a else "no ACK"))
+    expect(all(st == "bad_args" for _, st in over) or hi == 2**32 - 1,
+           "; ".join(f"PRESS of {s} cents: {st}" for s, st in over) + " (expected bad_args)")
+    await _ok(ctx, "OPEN_BETTING", **right)  # the right key opens the next round (the wrong-key count reset)
+    return (f"wrong key after the lock-out: refused, no BETTING_OPEN, press {late['press_id']} locked_out; "
+            f"stakes {', '.join(str(s) for s, _ in over)} over the {hi}-cent maximum: bad_args")
+
+
 async def wagering_latency(ctx: SerialContext) -> str:
-    await _ok(ctx, "OPEN_BETTING")
+    await _ok(ctx, "OPEN_BETTING", **_open_fields(ctx))
     offsets = list(PROBE_OFFSETS_US[:PROBE_SLOTS])
     _s, _t, bad, _m = await ctx.command("ARM_PROBE", seat=2, spot="1", stake_cents=STAKE_CENTS, count=PROBE_SLOTS + 1,
                                         **{f"offset_us_{i}": 0 for i in range(PROBE_SLOTS)})
@@ -464,6 +506,9 @@ def clauses(device: str) -> list[Clause]:
     else:
         out += [Clause("SF-wagering-round", "OPEN_BETTING, PRESS accepted, LOCK_OUT timed, PRESS locked_out",
                        f"{PAGE}#press_answer--0x35-event-device--host", wagering_round),
+                Clause("SF-reopen-refused", "after LOCK_OUT, OPEN_BETTING with a wrong key: refused, the next PRESS "
+                       "locked_out; a stake past the declared maximum: bad_args",
+                       f"{PAGE}#open_betting--0x30-command-host--device", wagering_reopen_refused),
                 Clause("SF-lockout-latency", f"ARM_PROBE: the lock-out stops wagers within "
                        f"{LOCKOUT_BUDGET_S * 1e3:.0f} ms; count 17 is bad_args",
                        f"{PAGE}#arm_probe--0x36-command-host--device", wagering_latency)]

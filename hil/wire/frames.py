@@ -54,7 +54,9 @@ SPOT_CODES: tuple[str, ...] = tuple(s.value for s in SPOTS)
 DIRECTION_CODES: tuple[str, ...] = ("cw", "ccw")
 #: Why a press was rejected (``PressAnswer.reason``; "none" when accepted).
 REASON_CODES: tuple[str, ...] = ("none", "locked_out", "betting_closed", "invalid_seat", "invalid_stake")
-ACK_STATUS_CODES: tuple[str, ...] = ("ok", "bad_args", "busy", "unknown_command")
+ACK_STATUS_CODES: tuple[str, ...] = ("ok", "bad_args", "busy", "unknown_command", "refused")
+#: The supervisor key's bytes in a frame (``OPEN_BETTING``'s ``key_0`` … ``key_15``; hil.wire.supervisor)
+KEY_SLOTS = 16
 DEVICE_KIND_CODES: tuple[str, ...] = ("host", "money_wheel", "top_slot", "wagering")
 FLAG_CODES: tuple[bool, ...] = (False, True)
 
@@ -171,7 +173,7 @@ MESSAGES: tuple[Message, ...] = (
     # ----------------------------------------------------------------- common
     Message("ACK", 0x01, "event", "the device's answer to every command frame it received", (
         u16("acked_seq", "seq of the command frame answered"),
-        u8("status", "0 ok, 1 bad args, 2 busy, 3 unknown command (not one this device kind obeys)",
+        u8("status", "0 ok, 1 bad args, 2 busy, 3 unknown command (not one this device kind obeys), 4 refused (wrong supervisor key)",
            ACK_STATUS_CODES),
     )),
     Message("HELLO", 0x02, "both",
@@ -227,7 +229,8 @@ MESSAGES: tuple[Message, ...] = (
         u64("stop_ns", "device clock when reel 2 stopped, ns"),
     )),
     # ----------------------------------------------------------------- wagering device
-    Message("OPEN_BETTING", 0x30, "command", "re-enable wagering for a new round"),
+    Message("OPEN_BETTING", 0x30, "command", "the dealer's next round: re-enable wagering (needs the supervisor key)", tuple(
+        u8(f"key_{i}", f"byte {i} of the device's supervisor key") for i in range(KEY_SLOTS))),
     Message("LOCK_OUT", 0x31, "command", "the dealer's lock-out button: no more bets"),
     Message("PRESS", 0x32, "command", "the rig's actuator presses a seat button (stubs and test benches)", (
         u8("seat", "seat number"),
@@ -259,8 +262,10 @@ MESSAGES: tuple[Message, ...] = (
         *(u32(f"offset_us_{i}", "µs after the lock-out command reached the device (unused: 0)")
           for i in range(PROBE_SLOTS)),
     )),
-    Message("WAGERING_INFO", 0x37, "event", "the wagering device's seats, sent after each HELLO it sends", (
+    Message("WAGERING_INFO", 0x37, "event", "the wagering device's seats and stake limits, sent after each HELLO it sends", (
         u8("seats", "seats 1..seats have a wagering device"),
+        u32("min_stake_cents", "the table's minimum stake, cents: a PRESS or ARM_PROBE of less is bad args"),
+        u32("max_stake_cents", "the table's maximum stake, cents: a PRESS or ARM_PROBE of more is bad args"),
     )),
 )
 

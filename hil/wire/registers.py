@@ -196,6 +196,12 @@ def _injection(spots: tuple[str, ...]) -> dict[str, Need]:
             "probe_offsets_us": Need(False, "rw"), "probe_arm_seq": Need(False, "rw")}
 
 
+#: The dealer's next round (docs/wire/modbus-wagering.md, "Opening a round"): one FC16 write of a new
+#: ``round_open_seq`` with the device's supervisor key — the only way betting opens. (Coil
+#: ``betting_open`` — read-only, what the device shows — is the rig's no more: a map may keep it.)
+_ROUND_OPEN = {"round_open_seq": Need(False, "rw"), "round_open_key": Need(False, "rw")}
+
+
 #: The points each device kind must have; a vendor map may add more, and may give enums more labels.
 REQUIRED: dict[Device, dict[str, Need]] = {
     "money-wheel": {
@@ -215,7 +221,7 @@ REQUIRED: dict[Device, dict[str, Need]] = {
     # what the wagering adapter polls: the counters, the press log (every answered press, whoever
     # pressed); ``seat_last_*`` (a per-seat summary some maps carry) is never read
     "wagering": {
-        "lockout": Need(True, "rw"), "betting_open": Need(True, "rw"),
+        "lockout": Need(True, "rw"), **_ROUND_OPEN,
         "seats": _R, "lockout_command_ns": _R, "press_count": _R, "device_clock_ns": _R,
         **_press_log(_SPOTS, ("none", "locked_out", "betting_closed", "invalid_seat", "invalid_stake")),
     },
@@ -241,9 +247,12 @@ REQUIRED: dict[Device, dict[str, Need]] = {
     # the wagering map's lock-out and press log, with win lights, meters, a pay command,
     # the confirm command and its wager log, link and power-loss status (docs/wire/modbus-progressive-system.md)
     "progressive-system": {
-        "lockout": Need(True, "rw"), "betting_open": Need(True, "rw"), "win_light": Need(True, "rw"),
+        "lockout": Need(True, "rw"), **_ROUND_OPEN, "win_light": _BIT,
         "pay_meter": Need(False, "rw"), "pay_percent": Need(False, "rw"), "pay_winners": Need(False, "rw"),
-        "pay_seq": Need(False, "rw"),
+        "pay_seq": Need(False, "rw"), "pay_key": Need(False, "rw"),
+        # the win lights change only by the keyed command (a lit light names a winner to be paid)
+        "win_light_seat": Need(False, "rw"), "win_light_on": Need(False, "rw"), "win_light_seq": Need(False, "rw"),
+        "win_light_key": Need(False, "rw"),
         "seats": _R, "press_count": _R, "lockout_command_ns": _R, "device_clock_ns": _R,
         "link_state": Need(False, "r", ("up", "lost")), "link_lost_count": _R, "link_restored_count": _R,
         "link_lost_ns": _R, "link_restored_ns": _R, "power_loss_count": _R, "power_loss_ns": _R, "win_light_ns": _R,
@@ -256,6 +265,7 @@ REQUIRED: dict[Device, dict[str, Need]] = {
         # the dealer's confirmation of the round's wagers: only confirmed presses increment the meters
         "confirm_count": Need(False, "rw"), "confirm_press_ids": Need(False, "rw"),
         "confirm_final": Need(False, "rw", ("more", "final")), "confirm_seq": Need(False, "rw"),
+        "confirm_key": Need(False, "rw"),
         "wager_count": _R, "wager_log_id": _R, "wager_log_press_id": _R,
         "wager_log_outcome": Need(False, "r", ("none", "confirmed", "void", "refused")),
         "wager_log_reason": Need(False, "r", ("none", "not_confirmed")), "wager_log_ns": _R,
@@ -273,13 +283,18 @@ INJECTION = "injection"
 #: The stake a press of each seat's physical buttons wagers (``seat_button_stake_cents``: the
 #: device's own configuration, read at connect into ``device_info``; docs/wire/actuator.md).
 BUTTON_STAKES = "button_stakes"
+#: The table's stake limits the device enforces (``stake_min_cents``, ``stake_max_cents``: read at
+#: connect into ``device_info``; docs/wire/modbus-wagering.md, "Stake limits").
+STAKE_LIMITS = "stake_limits"
 #: Optional feature groups: a map has every point of a group (the feature) or none of them (a
 #: device without it); ``RegisterMap.features`` names the groups a map has, and the rig touches a
 #: group's points only when the map has it. Together with ``REQUIRED`` these are every point an
 #: adapter can touch (tests/wire/test_wire_registers_required.py proves it).
 FEATURES: dict[Device, dict[str, dict[str, Need]]] = {
-    "wagering": {INJECTION: _injection(_SPOTS), BUTTON_STAKES: {"seat_button_stake_cents": _R}},
-    "progressive-system": {INJECTION: _injection(_PROGRESSIVE_SPOTS), BUTTON_STAKES: {"seat_button_stake_cents": _R}},
+    "wagering": {INJECTION: _injection(_SPOTS), BUTTON_STAKES: {"seat_button_stake_cents": _R},
+                 STAKE_LIMITS: {"stake_min_cents": _R, "stake_max_cents": _R}},
+    "progressive-system": {INJECTION: _injection(_PROGRESSIVE_SPOTS), BUTTON_STAKES: {"seat_button_stake_cents": _R},
+                           STAKE_LIMITS: {"stake_min_cents": _R, "stake_max_cents": _R}},
 }
 
 

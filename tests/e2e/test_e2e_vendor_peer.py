@@ -215,12 +215,13 @@ def _verdict_lines(proc: subprocess.CompletedProcess) -> str:
 def test_vendor_peer_answers_as_documented(tmp_path):
     """The peer itself: a push while the wheel turns is DEVICE_BUSY and changes nothing; a relay
     output's rising edge is one press with the seat's button stake; FC5 with a value other than
-    0xFF00/0x0000 is exception 3; the wagering device without injection has no holding table."""
+    0xFF00/0x0000 is exception 3; the wagering device without injection has no injection registers, a
+    read-only betting_open, and opens a round only by the keyed round_open (a wrong key: exception 1)."""
     with vendor_peer(tmp_path) as peer:
         clients = {}
         try:
             for role in ("wheel", "wagering", "actuator"):
-                host, port = peer[role].removeprefix("tcp://").split(":")
+                host, port = peer[role].removeprefix("tcp://").split("?")[0].split(":")
                 clients[role] = c = ModbusTcpClient(host, port=int(port))
                 assert c.connect()
             wheel, wag, act = clients["wheel"], clients["wagering"], clients["actuator"]
@@ -232,7 +233,14 @@ def test_vendor_peer_answers_as_documented(tmp_path):
             assert wheel.read_holding_registers(0, count=2, device_id=1).registers == [1, (seq + 1) & 0xFFFF]
             assert wheel.read_input_registers(0, count=1, device_id=1).registers == [1]  # spinning
             assert isinstance(wag.write_registers(0, [1, 0, 0, 100, 1], device_id=1), ExceptionResponse)
-            assert not wag.write_coil(1, True, device_id=1).isError()      # betting open
+            assert isinstance(wag.write_coil(1, True, device_id=1), ExceptionResponse)  # betting_open: read-only
+            key = bytes.fromhex(peer["wagering"].split("supervisor_key=")[1])
+            words = [key[i] << 8 | key[i + 1] for i in range(0, 16, 2)]
+            wrong = wag.write_registers(137, [1, *words[:-1], words[-1] ^ 1], device_id=1)
+            assert isinstance(wrong, ExceptionResponse) and wrong.exception_code == 1  # a wrong key
+            assert not wag.read_coils(0, count=2, device_id=1).bits[1]  # not opened
+            assert not wag.write_registers(137, [1, *words], device_id=1).isError()  # the round opens
+            assert wag.read_holding_registers(138, count=8, device_id=1).registers == [0] * 8  # the key reads 0
             coil = (3 - 1) * 9 + 7                                           # seat 3, crazy-time
             assert not act.write_coil(coil, True, device_id=1).isError()
             assert not act.write_coil(coil, True, device_id=1).isError()   # held: no second press

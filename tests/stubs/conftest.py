@@ -91,7 +91,7 @@ async def serve(rmap: RegisterMap, glue: Any, clock: ModelClock) -> AsyncIterato
 
 @asynccontextmanager
 async def connect(url: str, rmap: RegisterMap) -> AsyncIterator[Wire]:
-    host, port = url.removeprefix("tcp://").rsplit(":", 1)
+    host, port = url.removeprefix("tcp://").split("?", 1)[0].rsplit(":", 1)  # the query: supervisor_key
     client = AsyncModbusTcpClient(host, port=int(port), timeout=2, retries=0)
     try:
         assert await client.connect(), f"cannot connect to {url}"

@@ -17,8 +17,11 @@ from devices.progressive import MeterSpec, ProgressiveParams
 from firmware_stubs.progressive import ProgressiveGlue, cli_params
 from hil.adapters.stub_control import request
 from hil.wire.registers import ascii_words, default_map, words_ascii
+from hil.wire.supervisor import key_words
 
 RMAP = default_map("progressive-system")
+#: the system's supervisor key (docs/wire/modbus-progressive-system.md): every keyed command carries it
+KEY = bytes(range(1, 17))
 SEED = 5
 BLAZING = (MeterSpec("mega", 1_000_000, None, "14%", "1%"), MeterSpec("major", 500_000, None, "6%"),
            MeterSpec("minor", 250_000, 200_000, "4%"))
@@ -28,15 +31,23 @@ STATUS = ("press_count", "wager_count", "link_state", "link_lost_count", "link_r
 
 def _glue(clock, **knobs) -> ProgressiveGlue:
     params = ProgressiveParams(**{"meters": BLAZING, **knobs})
-    return ProgressiveGlue(clock, params, np.random.default_rng(SEED), RMAP)
+    return ProgressiveGlue(clock, params, np.random.default_rng(SEED), RMAP, supervisor_key=KEY)
 
 
 async def _write(wire, first: str, values: dict) -> object:
     """One FC16 request of consecutive points from ``first`` (the press injection, the pay command)."""
     words: list[int] = []
-    for name, value in values.items():
-        words += RMAP.encode(name, value)
+    for p in sorted((RMAP.point(n) for n in values), key=lambda p: p.address):
+        words += RMAP.encode(p, values[p.name])
+    assert RMAP.point(first).address == min(RMAP.point(n).address for n in values)
     return await wire.client.write_registers(RMAP.point(first).address, words, device_id=1)
+
+
+async def _open(wire, seq: int = 1, key: bytes = KEY):
+    """The dealer's next round: one FC16 request of round_open_seq and round_open_key."""
+    rr = await _write(wire, "round_open_seq", {"round_open_seq": seq, "round_open_key": key_words(key)})
+    assert not rr.isError(), rr
+    return rr
 
 
 async def _press(wire, seat: int, stake_cents: int, seq: int) -> None:
@@ -46,11 +57,11 @@ async def _press(wire, seat: int, stake_cents: int, seq: int) -> None:
 
 
 async def _confirm(wire, press_ids, seq: int, final: bool = True):
-    """The dealer's confirmation: one FC16 request of holding 47..109."""
+    """The dealer's confirmation: one FC16 request of holding 55..125, with the supervisor key."""
     size = RMAP.point("confirm_press_ids").count
     return await _write(wire, "confirm_count", {
         "confirm_count": len(press_ids), "confirm_press_ids": [*press_ids, *[0] * (size - len(press_ids))],
-        "confirm_final": "final" if final else "more", "confirm_seq": seq})
+        "confirm_final": "final" if final else "more", "confirm_seq": seq, "confirm_key": key_words(KEY)})
 
 
 def _wager_entries(log: dict, count: int) -> list[dict]:
@@ -103,7 +114,7 @@ def test_every_press_is_logged_and_increments_nothing(clock, kit):
     async def go():
         async with kit.serve(RMAP, glue, clock) as wire:
             await _press(wire, 1, 100, 1)  # betting not open: rejected
-            assert not (await _coil(wire, "betting_open", True)).isError()
+            await _open(wire)
             for seq, (seat, stake) in enumerate([(2, 125), (3, 125), (9, 125)], start=2):
                 await _press(wire, seat, stake, seq)
             status, _ = await wire.poll_until(lambda v: v["press_count"] == 4, *STATUS)
@@ -135,12 +146,13 @@ def test_the_confirm_command_increments_the_confirmed_voids_the_rest_and_logs_ea
 
     async def go():
         async with kit.serve(RMAP, glue, clock) as wire:
-            await _coil(wire, "betting_open", True)
+            await _open(wire)
             for seq, seat in enumerate((1, 2, 3, 4), start=1):
                 await _press(wire, seat, 125, seq)
             await wire.poll_until(lambda v: v["press_count"] == 4, "press_count")
             bad = await _write(wire, "confirm_count", {"confirm_count": 31, "confirm_press_ids": [1] * 30,
-                                                       "confirm_final": "final", "confirm_seq": 1})
+                                                       "confirm_final": "final", "confirm_seq": 1,
+                                                       "confirm_key": key_words(KEY)})
             held = await _confirm(wire, [1, 3], 2, final=False)
             mid = await wire.read("wager_count", "meter_value_cents")
             assert not (await _confirm(wire, [4, 9, 1], 3)).isError()
@@ -177,12 +189,12 @@ def test_a_new_round_voids_the_unconfirmed_presses_and_a_lost_increment_has_no_b
 
     async def go():
         async with kit.serve(RMAP, glue, clock) as wire:
-            await _coil(wire, "betting_open", True)
+            await _open(wire)
             await _press(wire, 1, 500, 1)
             await _press(wire, 2, 500, 2)
             await wire.poll_until(lambda v: v["press_count"] == 2, "press_count")
             await _confirm(wire, [1], 1, final=False)  # held, never finished
-            await _coil(wire, "betting_open", True)  # the next round: the held batch is discarded
+            await _open(wire, 2)  # the next round: the held batch is discarded
             await _press(wire, 3, 500, 3)
             await wire.poll_until(lambda v: v["press_count"] == 3, "press_count")
             await _confirm(wire, [3], 2)
@@ -203,11 +215,12 @@ def test_the_pay_command_pays_what_the_model_pays_and_refusals_change_nothing(cl
     result = [p.name for p in RMAP.points if p.name.startswith("pay_result_")]
 
     def pay(index, percent, winners, seq):
-        return {"pay_meter": index, "pay_percent": percent, "pay_winners": winners, "pay_seq": seq}
+        return {"pay_meter": index, "pay_percent": percent, "pay_winners": winners, "pay_seq": seq,
+                "pay_key": key_words(KEY)}
 
     async def go():
         async with kit.serve(RMAP, glue, clock) as wire:
-            await _coil(wire, "betting_open", True)
+            await _open(wire)
             await _press(wire, 1, 1_000, 1)
             await wire.poll_until(lambda v: v["press_count"] == 1, "press_count")
             await _confirm(wire, [1], 1)
@@ -232,21 +245,29 @@ def test_the_pay_command_pays_what_the_model_pays_and_refusals_change_nothing(cl
     assert after["meter_value_cents"] == [1_000_140, 500_060, 200_002, 0]
 
 
-def test_win_lights_are_coils_stamped_when_they_change(clock, kit):
+async def _light(wire, seat: int, on: bool, seq: int):
+    """The keyed win-light command: one FC16 request of holding 126..136."""
+    return await _write(wire, "win_light_seat", {"win_light_seat": seat, "win_light_on": int(on),
+                                                 "win_light_seq": seq, "win_light_key": key_words(KEY)})
+
+
+def test_win_lights_are_lit_by_the_keyed_command_and_stamped_when_they_change(clock, kit):
     glue = _glue(clock, seats=7)
     tap = kit.Tap(glue)
 
     async def go():
         async with kit.serve(RMAP, glue, clock) as wire:
-            assert not (await _coil(wire, "win_light", True, offset=2)).isError()  # seat 3
+            assert not (await _light(wire, 3, True, 1)).isError()
             first = await wire.read("win_light", "win_light_ns")
-            await _coil(wire, "win_light", True, offset=2)  # already lit: nothing changes
+            await _light(wire, 3, True, 2)  # already lit: nothing changes
             again = await wire.read("win_light_ns")
-            beyond = await _coil(wire, "win_light", True, offset=7)  # seat 8 of a 7-seat table
-            await _coil(wire, "win_light", False, offset=2)
-            return first, again, beyond, await wire.read("win_light", "win_light_ns")
+            beyond = await _light(wire, 8, True, 3)  # seat 8 of a 7-seat table
+            coil = await _coil(wire, "win_light", True, offset=3)  # the coils are read-only
+            await _light(wire, 3, False, 4)
+            return first, again, beyond, coil, await wire.read("win_light", "win_light_ns")
 
-    first, again, beyond, out = asyncio.run(go())
+    first, again, beyond, coil, out = asyncio.run(go())
+    assert coil.isError() and coil.exception_code == ExcCodes.ILLEGAL_ADDRESS
     lit, dark = tap.of("win_light")
     assert (lit["seat"], lit["on"], dark["seat"], dark["on"]) == (3, True, 3, False)
     assert first["win_light"] == [False, False, True] + [False] * 5
@@ -263,7 +284,7 @@ def test_link_and_power_losses_show_in_the_status(clock, kit):
 
     async def go():
         async with kit.serve(RMAP, glue, clock) as wire:
-            await _coil(wire, "betting_open", True)
+            await _open(wire)
             await _press(wire, 1, 500, 1)
             await wire.poll_until(lambda v: v["press_count"] == 1, "press_count")
             await _confirm(wire, [1], 1)

@@ -20,7 +20,7 @@ from firmware_stubs.launch import launch
 from hil.clock import WallClockEnvironment
 from hil.config import ConfigError
 from hil.transport.ioloop import IoLoop
-from hil.wire.registers import (BUTTON_STAKES, FEATURES, INJECTION, REQUIRED, RegisterMap, default_map, known_points,
+from hil.wire.registers import (BUTTON_STAKES, FEATURES, INJECTION, REQUIRED, STAKE_LIMITS, RegisterMap, default_map, known_points,
                                 parse_register_map)
 
 SCALE = 20
@@ -177,7 +177,8 @@ _FILES = (("wagering", "wagering.toml"), ("progressive-system", "progressive_sys
 def test_a_map_without_injection_loads_and_says_so(device):
     shipped = default_map(device)
     assert INJECTION in shipped.features and shipped.has("press_inject_seq") and shipped.has("probe_arm_seq")
-    bare = parse_register_map(_without(device, ("press_inject_", "probe_", "seat_button_")), "bare.toml", device)
+    bare = parse_register_map(_without(device, ("press_inject_", "probe_", "seat_button_", "stake_m")), "bare.toml",
+                              device)
     assert bare.features == frozenset() and not bare.has("press_inject_seq") and not bare.has("probe_seat")
     assert set(REQUIRED[device]) <= {p.name for p in bare.points}
 
@@ -186,7 +187,7 @@ def test_a_map_without_injection_loads_and_says_so(device):
 def test_without_features_is_the_map_without_the_group(device):
     shipped = default_map(device)
     bare = shipped.without_features(INJECTION)
-    assert bare.features == {BUTTON_STAKES} and shipped.features == {INJECTION, BUTTON_STAKES}
+    assert bare.features == {BUTTON_STAKES, STAKE_LIMITS} and shipped.features == {INJECTION, BUTTON_STAKES, STAKE_LIMITS}
     assert {p.name for p in shipped.points} - {p.name for p in bare.points} == set(FEATURES[device][INJECTION])
     assert bare == parse_register_map(_without(device, ("press_inject_", "probe_")), "bare.toml", device)
     with pytest.raises(ValueError, match="no optional feature"):

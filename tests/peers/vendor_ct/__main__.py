@@ -52,6 +52,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--wagering-clock-ppm", type=float, default=0.0)
     p.add_argument("--seats", type=int, default=7)
     p.add_argument("--button-stakes", type=_stakes, default=None, help="cents per seat, e.g. 100,500,200")
+    p.add_argument("--wagering-supervisor-key", metavar="HEX", default=None,
+                   help="the bet terminal's supervisor key, 32 hex digits (default: drawn); its URL carries it")
     p.add_argument("--wagering-injection", action="store_true",
                    help="the optional press-injection and armed-probe features (test firmware)")
     p.add_argument("--lockout-processing-ms", type=float, default=None,
@@ -99,6 +101,8 @@ def build(args: argparse.Namespace) -> dict:
                          button_stake_cents=stakes, injection=args.wagering_injection,
                          foreign_press_rate_hz=args.foreign_press_rate_hz, foreign_seats=args.foreign_seats,
                          seat_registers=not args.no_seat_registers,
+                         **({"supervisor_key": bytes.fromhex(args.wagering_supervisor_key)}
+                            if args.wagering_supervisor_key else {}),
                          timing=WageringTiming() if args.lockout_processing_ms is None else
                          WageringTiming(lockout_processing_s=args.lockout_processing_ms / 1000))
     # the relay module has no clock anyone reads; it shares the world with the buttons it closes
@@ -133,6 +137,8 @@ async def run(args: argparse.Namespace) -> int:
             server, port = await serve(devices[role], "127.0.0.1", 0, args.unit, args.max_connections)
             servers.append(server)
             urls[role] = f"tcp://127.0.0.1:{port}"
+            if role == "wagering":  # docs/wire/modbus-wagering.md: the key travels in the URL's query
+                urls[role] += f"?supervisor_key={devices[role].supervisor_key.hex()}"
         for role in ROLES:
             print(f"READY {role} {urls[role]}", flush=True)
         tmp = args.ports_file.with_suffix(args.ports_file.suffix + ".tmp")

@@ -4,7 +4,10 @@ docs/wire/modbus-wagering.md, docs/wire/actuator.md, docs/devices/wagering-devic
 
 **The wagering device.** A bet terminal per seat: one button per betting option, a denomination
 selector (the seat's button stake, set on the device), the dealer's lock-out button (coil
-``lockout``) and the betting-open command (coil ``betting_open``). Its firmware is a scan loop
+``lockout``) and the keyed round-open command (holding 137–145: a new ``round_open_seq`` with the
+device's supervisor key, compared in constant time; a wrong key ILLEGAL_FUNCTION, 5 wrong keys in a
+row lock it 30 s — DEVICE_BUSY —; coil ``betting_open`` is read-only, ILLEGAL_ADDRESS on a write;
+docs/wire/modbus-wagering.md, "Opening a round"). Its firmware is a scan loop
 (``scan_period_s``): a lock-out command is latched by the communications task when it arrives
 (``lockout_command_ns``, before the write is answered) and takes effect at the first scan after
 ``lockout_processing_s`` (± jitter) — so the latency is the processing time plus up to one scan.
@@ -23,7 +26,9 @@ process and share the device's state: that is the wiring.
 
 from __future__ import annotations
 
+import hmac
 import math
+import secrets
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -38,6 +43,10 @@ STATUS = {"none": 0, "accepted": 1, "rejected": 2}
 REASON = {"none": 0, "locked_out": 1, "betting_closed": 2, "invalid_seat": 3, "invalid_stake": 4}
 MAX_SEATS = 8
 LOG_SIZE = 16
+#: docs/wire/modbus-wagering.md, "Opening a round": round_open_seq at 137, round_open_key at 138..145
+ROUND_OPEN_SEQ, ROUND_OPEN_KEY, KEY_WORDS = 137, 138, 8
+HOLDING_SIZE = ROUND_OPEN_KEY + KEY_WORDS
+LOCK_AFTER, LOCK_S = 5, 30.0
 
 
 @dataclass(frozen=True)
@@ -78,6 +87,8 @@ class WageringDevice(RegisterDevice):
     #: the per-seat display registers (input 11–122: ``seat_press_count``, ``seat_last_*``), which
     #: the page calls informative and a map may leave out
     seat_registers: bool = True
+    #: the supervisor key (16 bytes; the device's configuration, as its button stakes)
+    supervisor_key: bytes = field(default_factory=lambda: secrets.token_bytes(16))
     name: str = "wagering"
 
     def __post_init__(self) -> None:
@@ -87,15 +98,19 @@ class WageringDevice(RegisterDevice):
             raise ValueError(f"one button stake per seat: {self.seats} seats, "
                              f"{len(self.button_stake_cents)} stakes")
         inputs = ((Block(0, 123) if self.seat_registers else Block(0, 11)), Block(200, 256), Block(460, 16))
-        self.tables = {COILS: (Block(0, 2),), DISCRETE: (), HOLDING: (Block(0, 43),) if self.injection else (),
-                       INPUT: inputs}
+        holding = ((Block(0, 43),) if self.injection else ()) + (Block(ROUND_OPEN_SEQ, 1 + KEY_WORDS),)
+        self.tables = {COILS: (Block(0, 2),), DISCRETE: (), HOLDING: holding, INPUT: inputs}
+        if len(self.supervisor_key) != 16 or not any(self.supervisor_key):
+            raise ValueError("the supervisor key is 16 bytes, not all zero")
+        self.wrong_keys = 0
+        self.key_locked_until_s: float | None = None
         self.ever_opened = False
         self.betting_open = False
         self.lockout_cmd_s: float | None = None     # world time of this round's first lock-out command
         self.lockout_eff_s: float | None = None
         self.presses: list[Press] = []                # registered, in press-time (= id) order
         self.scheduled: list[tuple[float, int, int, int, str]] = []  # probe presses not yet made
-        self.holding = [0] * 43
+        self.holding = [0] * HOLDING_SIZE
         self.probe: dict | None = None
         self.scan_phase_s = float(self.rng.uniform(0.0, self.timing.scan_period_s))
         self.lockout_log: list[tuple[float, float | None]] = []     # ground truth (cmd, effective)
@@ -185,18 +200,35 @@ class WageringDevice(RegisterDevice):
         now_s = self.clock.world.now_s()
         self._materialize(now_s)
         if table == COILS:
-            for i, v in enumerate(values):
-                a = address + i
-                if v and a == 0:
-                    self._lock_out(now_s)
-                elif v and a == 1:
-                    self._open_betting(now_s)
-                # a write of 0 changes nothing: betting closes only by the lock-out
+            if address + len(values) > 1:
+                return ExcCodes.ILLEGAL_ADDRESS  # betting_open is read-only: a round opens by round_open
+            if values[0]:
+                self._lock_out(now_s)
+            # a write of 0 changes nothing: betting closes only by the lock-out
             return None
+        touched = range(address, address + len(values))
+        if table == HOLDING and ROUND_OPEN_SEQ in touched:
+            regs = list(self.holding)
+            regs[address:address + len(values)] = values
+            key = b"".join(w.to_bytes(2, "big") for w in regs[ROUND_OPEN_KEY:ROUND_OPEN_KEY + KEY_WORDS])
+            if self.key_locked_until_s is not None and now_s < self.key_locked_until_s:
+                return ExcCodes.DEVICE_BUSY
+            if not hmac.compare_digest(key, self.supervisor_key):
+                self.wrong_keys += 1
+                if self.wrong_keys >= LOCK_AFTER:
+                    self.wrong_keys, self.key_locked_until_s = 0, now_s + LOCK_S
+                return ExcCodes.ILLEGAL_FUNCTION  # nothing changes
+            self.wrong_keys, self.key_locked_until_s = 0, None
+            if regs[ROUND_OPEN_SEQ] != self.holding[ROUND_OPEN_SEQ]:
+                self._open_betting(now_s)
+            regs[ROUND_OPEN_KEY:ROUND_OPEN_KEY + KEY_WORDS] = [0] * KEY_WORDS  # the key is never kept
+            self.holding = regs
+            return None
+        if table == HOLDING and ROUND_OPEN_KEY <= address < HOLDING_SIZE:
+            return None  # the key alone, without the command: kept nowhere, changes nothing
         if table == HOLDING and self.injection:
             regs = list(self.holding)
             regs[address:address + len(values)] = values
-            touched = range(address, address + len(values))
             # an enum code outside the table, or more than 16 offsets, is refused whatever else
             # the write carries, and changes nothing
             if (1 in touched and regs[1] >= len(SPOTS)) or (6 in touched and regs[6] >= len(SPOTS)) \

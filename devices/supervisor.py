@@ -1,0 +1,120 @@
+"""The supervisor key of a wagering device or progressive table game system: the commands that
+move money or open a round need it (docs/wire/modbus-progressive-system.md, "The supervisor key";
+docs/security.md, "Meter writes and the supervisor key").
+
+A real progressive controller takes a supervisor's key (a key switch, a card, a PIN) for what a
+dealer alone may not do — pay a jackpot, change a meter — and the dealer's station opens each
+round. Over a wire anyone who reaches the port can send a command, so the device tells the rig
+from a stranger by a secret: ``KEY_BYTES`` random bytes the device holds (its configuration; a
+firmware stub draws them at start) and the rig sends with every guarded command, in the same
+request. ``SupervisorGuard`` is the one place that judges it, for the SimPy models and every wire:
+
+* the key is compared in constant time (``hmac.compare_digest``);
+* a wrong key refuses the command (``SupervisorRefused``, reason ``wrong_key``) and nothing
+  changes; ``LOCK_AFTER`` wrong keys in a row lock the guard for ``LOCK_S`` seconds of device time,
+  during which every guarded command is refused (reason ``locked``), the right key too — a 128-bit
+  key tried 5 times per 30 s is never found by guessing;
+* every refusal is counted (``refusals``) and reported to ``on_refusal`` (the stub logs it with the
+  peer's address, rate-limited).
+
+A model built without a key (``key=None``: the rig's own in-process SimPy bench, where no other
+client exists) guards nothing.
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+
+#: the key's length: 16 bytes (128 bits), 32 hex digits, 8 Modbus registers
+KEY_BYTES = 16
+#: wrong keys in a row that lock the guard
+LOCK_AFTER = 5
+#: how long the guard stays locked (device seconds)
+LOCK_S = 30.0
+
+#: the commands a key guards (the names the refusals carry)
+GUARDED = ("round_open", "pay", "confirm", "win_light")
+
+
+class SupervisorRefused(PermissionError):
+    """A guarded command refused: ``reason`` is ``wrong_key`` or ``locked``; nothing changed."""
+
+    def __init__(self, command: str, reason: str, detail: str) -> None:
+        self.command, self.reason = command, reason
+        super().__init__(f"{command}: {detail}")
+
+
+def parse_key(text: str) -> bytes:
+    """A key given as hex text (``--supervisor-key``, ``?supervisor_key=``): exactly ``KEY_BYTES``
+    bytes, not all zero (an all-zero key is what an unwritten register block holds)."""
+    try:
+        key = bytes.fromhex(text.strip())
+    except ValueError:
+        raise ValueError(f"supervisor key {text!r}: expected {2 * KEY_BYTES} hex digits") from None
+    if len(key) != KEY_BYTES:
+        raise ValueError(f"supervisor key: expected {2 * KEY_BYTES} hex digits ({KEY_BYTES} bytes), not {2 * len(key)}")
+    if not any(key):
+        raise ValueError("supervisor key: all zero is not a key (it is what an unwritten key block reads)")
+    return key
+
+
+def new_key() -> bytes:
+    """A fresh random key (a stub's at start)."""
+    while not any(key := secrets.token_bytes(KEY_BYTES)):
+        pass
+    return key
+
+
+@dataclass
+class Refusal:
+    """One refused command, as ``on_refusal`` gets it."""
+
+    command: str
+    reason: str  # "wrong_key" | "locked"
+    device_time_s: float
+    wrong_in_a_row: int
+    locked_until_s: float | None
+
+
+class SupervisorGuard:
+    """Judges the key of every guarded command (see the module docstring). ``now`` gives the device
+    time in seconds (the model's ``env.now``)."""
+
+    def __init__(self, key: bytes | None, now: Callable[[], float],
+                 on_refusal: Callable[[Refusal], None] | None = None) -> None:
+        if key is not None and (len(key) != KEY_BYTES or not any(key)):
+            raise ValueError(f"a supervisor key is {KEY_BYTES} bytes, not all zero")
+        self.key, self.now = key, now
+        self.on_refusal = on_refusal or (lambda _r: None)
+        self.refusals = 0  # refused commands since power-up
+        self.wrong_in_a_row = 0
+        self.locked_until_s: float | None = None
+
+    @property
+    def enabled(self) -> bool:
+        return self.key is not None
+
+    def check(self, command: str, key: bytes | None) -> None:
+        """Raise ``SupervisorRefused`` unless ``key`` is the device's (and the guard is not locked)."""
+        if self.key is None:
+            return
+        t = self.now()
+        if self.locked_until_s is not None and t < self.locked_until_s:
+            self._refuse(command, "locked", t, f"the supervisor key is locked for {self.locked_until_s - t:.1f} s more "
+                                               f"after {LOCK_AFTER} wrong keys")
+        given = key if isinstance(key, bytes | bytearray) and len(key) == KEY_BYTES else b"\0" * KEY_BYTES
+        if hmac.compare_digest(bytes(given), self.key):
+            self.wrong_in_a_row, self.locked_until_s = 0, None
+            return
+        self.wrong_in_a_row += 1
+        if self.wrong_in_a_row >= LOCK_AFTER:
+            self.locked_until_s, self.wrong_in_a_row = t + LOCK_S, 0
+        self._refuse(command, "wrong_key", t, "wrong supervisor key" if key and any(key) else "no supervisor key")
+
+    def _refuse(self, command: str, reason: str, t: float, detail: str) -> None:
+        self.refusals += 1
+        self.on_refusal(Refusal(command, reason, t, self.wrong_in_a_row, self.locked_until_s))
+        raise SupervisorRefused(command, reason, detail)
