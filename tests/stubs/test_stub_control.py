@@ -17,6 +17,7 @@ from hil.clock import WallClockEnvironment
 from hil.transport.ioloop import IoLoop
 from hil.transport.serial import SerialLink
 from hil.wire.registers import default_map
+from hil.wire.supervisor import split_key
 
 TIME_SCALE = 20
 READY_TIMEOUT_S = 15.0
@@ -125,7 +126,7 @@ def test_serial_configure_declares_the_new_device_at_once():
     a host already connected sees the new seats without asking."""
     with control_stub("serial") as (url, control):
         frames = []
-        link = SerialLink(url, on_frame=frames.append, name="test")
+        link = SerialLink(split_key(url)[0], on_frame=frames.append, name="test")  # the path, not the key
         link.open()
         try:
             request(control, {"op": "configure", "params": {"seats": 3}})
