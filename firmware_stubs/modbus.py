@@ -338,8 +338,8 @@ class ModbusStub:
         self.stats["requests"] += 1
         if fc not in CONTRACT_FUNCTIONS:
             self.stats["illegal_function"] += 1
-            self.refusals.note(f"requests with function code {fc}", peer,
-                               "not in the contract: exception 1, ILLEGAL_FUNCTION")
+            self.refusals.note("requests with a function code outside the contract", peer,
+                               f"the first: {fc}; answered exception 1, ILLEGAL_FUNCTION")
             return _exception_pdu(fc, ILLEGAL_FUNCTION)
         token = _peer.set(peer)
         try:

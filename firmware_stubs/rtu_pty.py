@@ -34,6 +34,10 @@ from firmware_stubs.pty import PtyPair, open_pty
 
 #: Longest the relay blocks in select (s): bounds how long ``close()`` waits for it.
 WAKE_S = 0.05
+#: Most bytes one direction holds on their way (a UART's buffer): a sender writing faster than
+#: the line carries is not read from until the line caught up, so its bytes wait in the pty (and
+#: its writes block) as on a real port; the relay's memory stays bounded.
+MAX_QUEUED_BYTES = 4096
 
 
 def bits_per_char(parity: str = "N", stopbits: int = 1, bytesize: int = 8) -> int:
@@ -62,6 +66,7 @@ class _Direction:
     queue: deque[tuple[int, bytes]] = field(default_factory=deque)  # (deliver at perf_counter_ns, bytes)
     bytes_relayed: int = 0
     dropped_bytes: int = 0
+    queued_bytes: int = 0
 
 
 class WireTimeRelay:
@@ -119,10 +124,16 @@ class WireTimeRelay:
             now = time.perf_counter_ns()
             due = [d.queue[0][0] for d in dirs if d.queue]
             timeout = WAKE_S if not due else max(0.0, min(min(due) - now, WAKE_S * 1e9) * 1e-9)
+            sources = [d.src for d in dirs if d.queued_bytes < MAX_QUEUED_BYTES]
             try:
-                ready, _, _ = select.select([self.to_server.src, self.to_rig.src, self._wake_r], [], [], timeout)
+                ready, _, _ = select.select([*sources, self._wake_r], [], [], timeout)
             except (OSError, ValueError):
                 return
+            if self._wake_r in ready:
+                try:
+                    os.read(self._wake_r, 64)
+                except OSError:
+                    pass
             rx_ns = time.perf_counter_ns()
             for d in dirs:
                 if d.src in ready:
@@ -145,10 +156,12 @@ class WireTimeRelay:
         start = max(rx_ns, d.free_ns)
         d.free_ns = round(start + len(data) * self.char_ns)
         d.queue.append((round(d.free_ns + self.t35_ns), data))
+        d.queued_bytes += len(data)
 
     def _deliver(self, d: _Direction) -> None:
         while d.queue and d.queue[0][0] <= time.perf_counter_ns():  # never early
             _, data = d.queue.popleft()
+            d.queued_bytes -= len(data)
             view = memoryview(data)
             while view:
                 try:

@@ -1,0 +1,261 @@
+"""The stubs' Modbus server under bad requests (issue 13, "Modbus robustness"; docs/wire/README.md,
+"Answers to bad requests"; docs/security.md, "Modbus robustness"):
+
+* every function code the contract does not list gets exception 1 and changes nothing;
+* a request for another unit id gets exception 0x0B on TCP (silence on RTU), and a thousand of them
+  cost a few rate-limited log lines, not a traceback each;
+* malformed MBAP frames, FC5 values other than ON/OFF, pipelined requests, RTU frames with a bad
+  CRC or for another unit, broadcasts;
+* ``current_peer()`` names the TCP client being served.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import select
+import socket
+import struct
+import time
+import tty
+from typing import Any
+
+import pytest
+from pymodbus.client import AsyncModbusTcpClient
+
+from firmware_stubs.launch import launch
+from firmware_stubs.modbus import (CONTRACT_FUNCTIONS, RTU_SILENCE_S, ModbusStub, ModelClock, RefusalLog,
+                                   RegisterImage, current_peer, rtu_frame)
+from hil.wire.registers import default_map
+from tests.stubs.test_stub_fuzz import mbap, tcp_address, usage
+
+WAGERING = default_map("wagering")
+#: a request PDU for each function code a server might implement (Modbus Application Protocol
+#: V1.1b3 § 6), aimed at the wagering map's command points, so a server that executed one would
+#: change something
+PLAUSIBLE = {
+    7: b"", 8: b"\x00\x00\x12\x34", 11: b"", 12: b"", 17: b"",
+    20: b"\x07\x06\x00\x01\x00\x00\x00\x01", 21: b"\x09\x06\x00\x01\x00\x00\x00\x01\x00\x07",
+    22: struct.pack(">HHH", 4, 0x0000, 0xFFFF),  # mask write press_inject_seq := 0xFFFF
+    23: struct.pack(">HHHHB", 0, 1, 4, 1, 2) + b"\x00\x09",  # read/write press_inject_seq := 9
+    24: b"\x00\x00", 43: b"\x0e\x01\x00",
+}
+
+
+def exchange(sock: socket.socket, frames: bytes, answers: int, timeout_s: float = 5.0) -> list[tuple[int, int, bytes]]:
+    """Send ``frames``; read ``answers`` MBAP answers: (tid, unit, pdu)."""
+    sock.sendall(frames)
+    sock.settimeout(timeout_s)
+    buf, out = b"", []
+    while len(out) < answers:
+        while len(buf) < 7 or len(buf) < 6 + struct.unpack_from(">H", buf, 4)[0]:
+            chunk = sock.recv(65536)
+            assert chunk, f"the stub closed the connection after {len(out)} answers"
+            buf += chunk
+        tid, proto, length, unit = struct.unpack_from(">HHHB", buf)
+        assert proto == 0
+        out.append((tid, unit, buf[7:6 + length]))
+        buf = buf[6 + length:]
+    return out
+
+
+def snapshot(sock: socket.socket) -> dict[str, bytes]:
+    """Every holding register and coil of the wagering map, raw."""
+    got = {}
+    for table, fc, most in (("holding", 3, 125), ("coil", 1, 2000)):
+        size = max([p.end for p in WAGERING.points if p.table == table], default=0)
+        for start in range(0, size, most):
+            n = min(most, size - start)
+            ((_, _, pdu),) = exchange(sock, mbap(1, 1, struct.pack(">BHH", fc, start, n)), 1)
+            assert pdu[0] == fc, pdu.hex(" ")
+            got[f"{table}@{start}"] = pdu
+    return got
+
+
+@pytest.fixture(scope="module")
+def wagering_stub():
+    with launch("wagering", "--modbus", "tcp://127.0.0.1:0") as stub:
+        yield stub
+
+
+def test_every_function_code_outside_the_contract_is_exception_1_and_changes_nothing(wagering_stub):
+    """0..255 except the contract's 1-6, 15, 16: exception 1 with the request's code + 0x80 (on
+    main FC 8, 11, 12, 17, 20-24 and 43 were answered, FC22 returned success, 200 and 255 gave
+    exception 4, and other codes an exception with function code 0x80)."""
+    with socket.create_connection(tcp_address(wagering_stub.url)) as sock:
+        before = snapshot(sock)
+        codes = [fc for fc in range(256) if fc not in CONTRACT_FUNCTIONS]
+        frames = b"".join(mbap(fc, 1, bytes([fc]) + PLAUSIBLE.get(fc, b"\x00\x00\x00\x01")) for fc in codes)
+        answers = exchange(sock, frames, len(codes))
+        after = snapshot(sock)
+    wrong = {tid: pdu.hex(" ") for tid, _unit, pdu in answers if pdu != bytes([(tid | 0x80) & 0xFF, 1])}
+    assert not wrong, wrong
+    assert [tid for tid, _, _ in answers] == codes
+    assert after == before, "a function code outside the contract changed a register or coil"
+
+
+def test_other_unit_ids_get_exception_0x0B_and_a_few_log_lines():
+    """Units 0, 9, 255 × 1,000 requests: every one exception 11 (GATEWAY_TARGET_NO_RESPONSE) with
+    its own unit id; the stub's stderr grows by a few lines (on main: 1.17 MB of tracebacks)."""
+    with launch("wagering", "--modbus", "tcp://127.0.0.1:0") as stub:
+        _other_units(stub)
+
+
+def _other_units(wagering_stub) -> None:
+    pid = wagering_stub.proc.pid
+    before = usage(pid).stderr_bytes
+    units = [(0, 9, 255)[i % 3] for i in range(1000)]
+    with socket.create_connection(tcp_address(wagering_stub.url)) as sock:
+        answers = exchange(sock, b"".join(mbap(i, u, b"\x03\x00\x00\x00\x01") for i, u in enumerate(units)), 1000)
+        ((_, _, ok),) = exchange(sock, mbap(7, 1, b"\x04\x00\x00\x00\x01"), 1)
+        port = sock.getsockname()[1]
+    assert [(u, pdu) for _, u, pdu in answers] == [(u, b"\x83\x0b") for u in units]
+    assert ok == b"\x04\x02\x00\x07", "the device's own unit stopped answering"
+    grown = usage(pid).stderr_bytes - before
+    assert 0 < grown < 2048, f"stderr grew {grown} B for 1,000 requests for other units"
+    with open(f"/proc/{pid}/fd/2", "rb") as err:
+        text = err.read().decode()
+    assert f"refused requests for unit id 9 from 127.0.0.1:{port}" in text, text[-600:]
+    assert "Traceback" not in text
+
+
+def test_pipelined_requests_are_answered_in_order(wagering_stub):
+    with socket.create_connection(tcp_address(wagering_stub.url)) as sock:
+        answers = exchange(sock, b"".join(mbap(i, 1, b"\x04\x00\x00\x00\x01") for i in range(300)), 300)
+    assert [(tid, pdu) for tid, _, pdu in answers] == [(i, b"\x04\x02\x00\x07") for i in range(300)]
+
+
+def test_malformed_mbap_frames(wagering_stub):
+    """A protocol id other than 0: the frame is dropped, the connection serves on; a length
+    outside 2..254 (the frame's end cannot be found): the connection is closed; a PDU whose
+    length contradicts its fields: exception 3; FC5 with a value other than FF00/0000: exception
+    3 (on main the coil was set ON)."""
+    address = tcp_address(wagering_stub.url)
+    with socket.create_connection(address) as sock:
+        (answer,) = exchange(sock, mbap(1, 1, b"\x03\x00\x00\x00\x01", proto=1) + mbap(2, 1, b"\x04\x00\x00\x00\x01"), 1)
+        assert answer == (2, 1, b"\x04\x02\x00\x07")
+        answers = exchange(sock, mbap(3, 1, b"\x03\x00\x00\x00") + mbap(4, 1, b"\x03\x00\x00\x00\x01\x00")
+                           + mbap(5, 1, b"\x10\x00\x00\x00\x01\x02\x00") + mbap(6, 1, b"\x05\x00\x00\x00\x01")
+                           + mbap(7, 1, b"\x01\x00\x00\x00\x01"), 5)
+        assert [pdu for _, _, pdu in answers] == [b"\x83\x03", b"\x83\x03", b"\x90\x03", b"\x85\x03", b"\x01\x01\x00"]
+    for length in (0, 1, 255, 65535):
+        with socket.create_connection(address) as sock:
+            sock.settimeout(5)
+            sock.sendall(mbap(1, 1, b"\x03\x00\x00\x00\x01", length=length) + mbap(2, 1, b"\x03\x00\x00\x00\x01"))
+            assert sock.recv(64) == b"", f"length {length}: the connection stayed open"
+
+
+def test_a_client_that_never_reads_is_not_read_from(wagering_stub):
+    """20 MB of requests on a connection nobody reads the answers of: the stub stops reading
+    (flow control) instead of buffering answers; its memory stays bounded; others are served."""
+    pid = wagering_stub.proc.pid
+    rss = usage(pid).rss_kb
+    flood = socket.create_connection(tcp_address(wagering_stub.url))
+    try:
+        flood.setblocking(False)
+        blob, sent = b"".join(mbap(i, 1, b"\x03\x00\x00\x00\x7d") for i in range(1000)), 0
+        end = time.monotonic() + 10
+        while sent < 20_000_000 and time.monotonic() < end:
+            if select.select([], [flood], [], 0.2)[1]:
+                try:
+                    sent += flood.send(blob)
+                except BlockingIOError:
+                    pass
+            else:
+                break  # the stub stopped reading: the kernel's buffers are full
+        with socket.create_connection(tcp_address(wagering_stub.url)) as sock:
+            assert exchange(sock, mbap(9, 1, b"\x04\x00\x00\x00\x01"), 1) == [(9, 1, b"\x04\x02\x00\x07")]
+        assert sent < 20_000_000, "the stub read 20 MB of requests whose answers nobody read"
+        assert usage(pid).rss_kb - rss < 20_000
+    finally:
+        flood.close()
+
+
+# --------------------------------------------------------------------------- RTU
+def rtu_exchange(fd: int, frame: bytes, want: int, limit_s: float = 0.5) -> bytes:
+    os.write(fd, frame)
+    got, end = b"", time.monotonic() + limit_s
+    while len(got) < want and time.monotonic() < end:
+        if select.select([fd], [], [], 0.05)[0]:
+            got += os.read(fd, 256)
+    return got
+
+
+def test_rtu_answers_only_its_unit_and_the_contract():
+    """Over RTU: a code outside the contract is exception 1 (framed by the line's silence); a
+    request for another unit, a broadcast (unit 0) and a frame with a bad CRC are not answered,
+    and the broadcast write is not executed; the next good request is answered."""
+    master, peer = os.openpty()
+    tty.setraw(master)
+    tty.setraw(peer)
+    try:
+        with launch("wagering", "--modbus", f"rtu://{os.ttyname(peer)}?baudrate=115200"):
+            seats = rtu_frame(1, b"\x04\x00\x00\x00\x01")
+            assert rtu_exchange(master, seats, 7, 5.0) == rtu_frame(1, b"\x04\x02\x00\x07")
+            assert rtu_exchange(master, rtu_frame(1, b"\x08\x00\x00\x12\x34"), 5) == rtu_frame(1, b"\x88\x01")
+            assert rtu_exchange(master, rtu_frame(1, b"\xc8\x00"), 5) == rtu_frame(1, b"\xc8\x01")
+            assert rtu_exchange(master, rtu_frame(9, b"\x04\x00\x00\x00\x01"), 1, 0.2) == b""
+            assert rtu_exchange(master, rtu_frame(0, b"\x05\x00\x01\xff\x00"), 1, 0.2) == b""  # betting_open ON
+            bad = bytearray(seats)
+            bad[-1] ^= 0xFF
+            assert rtu_exchange(master, bytes(bad), 1, 0.2) == b""
+            time.sleep(RTU_SILENCE_S * 2)
+            assert rtu_exchange(master, rtu_frame(1, b"\x01\x00\x01\x00\x01"), 6) == rtu_frame(1, b"\x01\x01\x00")
+    finally:
+        os.close(master)
+        os.close(peer)
+
+
+# --------------------------------------------------------------------------- in process
+class _Recorder:
+    """A glue of one holding register that records who wrote it."""
+
+    def __init__(self, clock: ModelClock) -> None:
+        self.clock = clock
+        self.writers: list[str | None] = []
+
+    def on_write(self, name: str, value: Any, image: RegisterImage):
+        self.writers.append(current_peer())
+        return None
+
+    def refresh(self, image: RegisterImage) -> None:
+        image.set("device_clock_ns", self.clock.ns())
+
+
+def test_current_peer_names_the_tcp_client_being_served():
+    clock = ModelClock()
+    glue = _Recorder(clock)
+
+    async def run() -> tuple[str, list]:
+        stub = ModbusStub(WAGERING, glue, clock)
+        port = await stub.start_tcp("127.0.0.1", 0)
+        client = AsyncModbusTcpClient("127.0.0.1", port=port, timeout=2, retries=0)
+        try:
+            assert await client.connect()
+            rr = await client.write_register(WAGERING.point("press_inject_seat").address, 3, device_id=1)
+            assert not rr.isError(), rr
+            me = client.ctx.transport.get_extra_info("sockname")
+            return f"{me[0]}:{me[1]}", list(glue.writers)
+        finally:
+            client.close()
+            await stub.stop()
+
+    me, writers = asyncio.run(run())
+    assert writers == [me]
+    assert current_peer() is None  # outside a request
+
+
+def test_refusal_log_is_bounded_and_counts_every_refusal(caplog):
+    """10,000 refusals of 3 kinds from 40 peers: one line per kind and peer first seen (at most
+    max_keys), then one summary line each; the counts add up."""
+    log = RefusalLog(interval_s=3600, max_keys=16)
+    with caplog.at_level(logging.WARNING, logger="firmware_stubs.modbus"):
+        for i in range(10_000):
+            log.note(f"requests for unit id {i % 3}", f"10.0.0.{i % 40}:502")
+        log.flush()
+    lines = [r.getMessage() for r in caplog.records]
+    assert len(lines) == log.lines <= 16 + 16 + 1, lines
+    first = [ln for ln in lines if "repeats are summed" in ln]
+    more = sum(int(ln.split("refused ", 1)[1].split()[0]) for ln in lines if " more " in ln or " other " in ln)
+    assert len(first) == 16 and len(first) + more == 10_000 == log.total, lines
