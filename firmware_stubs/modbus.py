@@ -159,8 +159,9 @@ GATEWAY_TARGET_NO_RESPONSE = 0x0B
 #: MBAP: the length field counts the unit id and the PDU (at most 253 bytes: 254).
 MBAP_HEADER = 7
 MBAP_MAX_LENGTH = 254
-#: Concurrent TCP clients; one more evicts the one idle the longest (the rig's two connections
-#: poll every ≤ 50 ms, so a stranger's idle or half-open connections go first).
+#: Concurrent TCP clients; one more evicts one of them: a connection that was never served a
+#: request first, else the one idle the longest (the rig's two connections are served every
+#: ≤ 50 ms, so a stranger's idle or half-open connections go first).
 MAX_CONNECTIONS = 16
 #: An RTU request of a function code whose length the server cannot compute (any code outside
 #: the contract), or bytes that are no frame, are judged after this much silence on the line (s):
@@ -455,10 +456,11 @@ class ModbusStub:
 
     def _admit(self, conn: _TcpConnection) -> None:
         if len(self.connections) >= MAX_CONNECTIONS:
-            oldest = min(self.connections.values(), key=lambda c: c.last_ns)
+            oldest = min(self.connections.values(), key=lambda c: (c.served > 0, c.last_ns))
             self.stats["evicted"] += 1
             self.refusals.note("connections over the limit (the one idle the longest was closed)", oldest.peer,
                                f"at most {MAX_CONNECTIONS} clients")
+            self.connections.pop(id(oldest), None)
             oldest.abort()
         self.connections[id(conn)] = conn
 
@@ -473,6 +475,7 @@ class _TcpConnection(asyncio.Protocol):
         self.peer = "?"
         self.paused = False
         self.last_ns = time.perf_counter_ns()
+        self.served = 0  # requests for this unit answered
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
@@ -535,6 +538,7 @@ class _TcpConnection(asyncio.Protocol):
                 answer = _exception_pdu(pdu[0], GATEWAY_TARGET_NO_RESPONSE)
             else:
                 answer = stub.handle_pdu(pdu, rx_ns, self.peer)
+                self.served += 1
             if self.transport is not None:
                 self.transport.write(struct.pack(">HHHB", tid, 0, len(answer) + 1, unit) + answer)
 

@@ -259,3 +259,29 @@ def test_refusal_log_is_bounded_and_counts_every_refusal(caplog):
     first = [ln for ln in lines if "repeats are summed" in ln]
     more = sum(int(ln.split("refused ", 1)[1].split()[0]) for ln in lines if " more " in ln or " other " in ln)
     assert len(first) == 16 and len(first) + more == 10_000 == log.total, lines
+
+
+def test_idle_strangers_are_evicted_before_a_served_client(wagering_stub):
+    """MAX_CONNECTIONS + 24 connections that send half a frame and nothing else: the stub keeps at
+    most MAX_CONNECTIONS, evicting those never served first, and a client it serves keeps being
+    answered on its connection; the fds come back once the strangers hang up."""
+    from firmware_stubs.modbus import MAX_CONNECTIONS
+
+    address, pid = tcp_address(wagering_stub.url), wagering_stub.proc.pid
+    with socket.create_connection(address) as rig:
+        assert exchange(rig, mbap(1, 1, b"\x04\x00\x00\x00\x01"), 1) == [(1, 1, b"\x04\x02\x00\x07")]
+        fds = usage(pid).fds
+        strangers = [socket.create_connection(address) for _ in range(MAX_CONNECTIONS + 24)]
+        try:
+            for s in strangers:
+                s.sendall(b"\x00\x01\x00")
+            time.sleep(0.3)
+            assert usage(pid).fds <= fds + MAX_CONNECTIONS
+            assert exchange(rig, mbap(2, 1, b"\x04\x00\x00\x00\x01"), 1) == [(2, 1, b"\x04\x02\x00\x07")]
+        finally:
+            for s in strangers:
+                s.close()
+    end = time.monotonic() + 5
+    while usage(pid).fds > fds and time.monotonic() < end:
+        time.sleep(0.05)
+    assert usage(pid).fds <= fds
