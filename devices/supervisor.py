@@ -11,9 +11,12 @@ request. ``SupervisorGuard`` is the one place that judges it, for the SimPy mode
 
 * the key is compared in constant time (``hmac.compare_digest``);
 * a wrong key refuses the command (``SupervisorRefused``, reason ``wrong_key``) and nothing
-  changes; ``LOCK_AFTER`` wrong keys in a row lock the guard for ``LOCK_S`` seconds of device time,
-  during which every guarded command is refused (reason ``locked``), the right key too — a 128-bit
-  key tried 5 times per 30 s is never found by guessing;
+  changes; ``LOCK_AFTER`` wrong keys in a row from one client lock that client out for ``LOCK_S``
+  seconds of device time, during which every guarded command it sends is refused (reason
+  ``locked``), the right key too. The lock is per client (``peer()``: a Modbus TCP connection's
+  "host:port"; one lock for the whole device where the wire has no peers, e.g. a serial line), so
+  a stranger's wrong keys never lock the rig out of its own device; it makes guessing slower still
+  (a 128-bit key is not found by guessing anyway) and keeps a noisy client quiet;
 * every refusal is counted (``refusals``) and reported to ``on_refusal`` (the stub logs it with the
   peer's address, rate-limited).
 
@@ -83,15 +86,32 @@ class SupervisorGuard:
     """Judges the key of every guarded command (see the module docstring). ``now`` gives the device
     time in seconds (the model's ``env.now``)."""
 
+    #: clients whose wrong-key count is kept (the oldest forgotten first)
+    MAX_PEERS = 256
+
     def __init__(self, key: bytes | None, now: Callable[[], float],
-                 on_refusal: Callable[[Refusal], None] | None = None) -> None:
+                 on_refusal: Callable[[Refusal], None] | None = None,
+                 peer: Callable[[], str | None] = lambda: None) -> None:
         if key is not None and (len(key) != KEY_BYTES or not any(key)):
             raise ValueError(f"a supervisor key is {KEY_BYTES} bytes, not all zero")
-        self.key, self.now = key, now
+        self.key, self.now, self.peer = key, now, peer
         self.on_refusal = on_refusal or (lambda _r: None)
         self.refusals = 0  # refused commands since power-up
-        self.wrong_in_a_row = 0
-        self.locked_until_s: float | None = None
+        #: per client (None: the device's one line): [wrong keys in a row, locked until (device s) or None]
+        self._clients: dict[str | None, list] = {}
+
+    def _client(self) -> list:
+        who = self.peer()
+        state = self._clients.pop(who, None) or [0, None]
+        self._clients[who] = state  # the most recent last
+        while len(self._clients) > self.MAX_PEERS:
+            del self._clients[next(iter(self._clients))]
+        return state
+
+    def locked_until_s(self, peer: str | None = None) -> float | None:
+        """When ``peer``'s lock ends (None: not locked)."""
+        state = self._clients.get(peer)
+        return state[1] if state else None
 
     @property
     def enabled(self) -> bool:
@@ -102,19 +122,20 @@ class SupervisorGuard:
         if self.key is None:
             return
         t = self.now()
-        if self.locked_until_s is not None and t < self.locked_until_s:
-            self._refuse(command, "locked", t, f"the supervisor key is locked for {self.locked_until_s - t:.1f} s more "
-                                               f"after {LOCK_AFTER} wrong keys")
+        state = self._client()
+        if state[1] is not None and t < state[1]:
+            self._refuse(command, "locked", t, state, f"the supervisor key is locked for {state[1] - t:.1f} s more "
+                                                      f"after {LOCK_AFTER} wrong keys")
         given = key if isinstance(key, bytes | bytearray) and len(key) == KEY_BYTES else b"\0" * KEY_BYTES
         if hmac.compare_digest(bytes(given), self.key):
-            self.wrong_in_a_row, self.locked_until_s = 0, None
+            state[0], state[1] = 0, None
             return
-        self.wrong_in_a_row += 1
-        if self.wrong_in_a_row >= LOCK_AFTER:
-            self.locked_until_s, self.wrong_in_a_row = t + LOCK_S, 0
-        self._refuse(command, "wrong_key", t, "wrong supervisor key" if key and any(key) else "no supervisor key")
+        state[0] += 1
+        if state[0] >= LOCK_AFTER:
+            state[0], state[1] = 0, t + LOCK_S
+        self._refuse(command, "wrong_key", t, state, "wrong supervisor key" if key and any(key) else "no supervisor key")
 
-    def _refuse(self, command: str, reason: str, t: float, detail: str) -> None:
+    def _refuse(self, command: str, reason: str, t: float, state: list, detail: str) -> None:
         self.refusals += 1
-        self.on_refusal(Refusal(command, reason, t, self.wrong_in_a_row, self.locked_until_s))
+        self.on_refusal(Refusal(command, reason, t, state[0], state[1]))
         raise SupervisorRefused(command, reason, detail)

@@ -113,6 +113,7 @@ class ProgressiveGlue(WageringGlue):
         }
         self._dirty = set(self._values)
         self.model = ProgressiveTableSim(clock.env, params, rng, self._model_telemetry, supervisor_key=supervisor_key)
+        self.model.supervisor.peer = current_peer  # the wrong-key lock is per client connection
 
     # ------------------------------------------------------------- model → image
     def _model_telemetry(self, device: str, kind: str, payload: dict[str, Any]) -> None:

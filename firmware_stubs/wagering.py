@@ -94,6 +94,7 @@ class WageringGlue:
         #: ground truth per lock-out (command time and latency, device clock) — never on the wire
         self.truth_sink = truth_sink or (lambda _t: None)
         self.model = WageringSim(clock.env, params, rng, self._telemetry, supervisor_key=supervisor_key)
+        self.model.supervisor.peer = current_peer  # the wrong-key lock is per client connection
 
     # ------------------------------------------------------------- model → image
     def _telemetry(self, _device: str, kind: str, payload: dict[str, Any]) -> None:
