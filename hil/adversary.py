@@ -28,6 +28,10 @@ never as a verdict:
 * ``adversary_answer``: the attempt and the device's identifier of it — ``press_id`` (injection:
   the device's answer), ``actuation_id`` (the actuator's record; the press is matched to it by the
   trace's attribution), ``request_id`` (Crazy 4) — or ``lost`` with why.
+* ``adversary_unsent``: an attempt never sent — with ``max_in_flight`` set, the presses already
+  issued and unanswered held it back until the round was over (a real device's link carries one
+  request at a time; pressing faster than it would queue the rig's own lock-out write behind the
+  presses). A deferred press is sent when one is answered, its ``sent_s`` after its ``intended_s``.
 
 The judgement is the table's ``*-late-bets`` check (``hil.checks.adversary``), from the device's
 own ``press`` reports (their stamps, the lock-out command's stamp and the first press it refused as
@@ -37,6 +41,7 @@ records' copy of an answer.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -77,6 +82,10 @@ class Adversary:
             self.seat = settings.seat or scenario.players.count
         self.stake_cents = stake_for(scenario)
         self.attempts = 0  # all rounds: made
+        self.unsent = 0  # all rounds: planned, never sent (the link busy: ``max_in_flight``)
+        self.in_flight = 0  # presses issued and not yet answered
+        self.waiting: deque[tuple[TableCroupier, dict[str, Any]]] = deque()
+        self.window_end = 0.0  # this round's last instant an attempt may be sent (rig's time)
 
     def offsets(self, n: int) -> list[float]:
         """Round ``n``'s offsets from "no more bets" (s), in the order drawn."""
@@ -92,7 +101,9 @@ class Adversary:
             return
         n = ctl.trace.round
         env = ctl.env
+        self._unsent(ctl)
         offsets = self.offsets(n)
+        self.window_end = t_no_more_bets + self.settings.window_s[1]
         self._say(ctl, "adversary_plan", {"round": n, "no_more_bets_s": t_no_more_bets, "seat": self.seat,
                                           "attempts": len(offsets), "window_s": list(self.settings.window_s),
                                           "seed": self.settings.seed, "via": via})
@@ -111,8 +122,19 @@ class Adversary:
         ctl.trace.record(DEVICE, kind, payload)
 
     def _press(self, ctl: TableCroupier, info: dict[str, Any]) -> None:
-        """A press of the seat's button: the actuator's, or the device's injection."""
+        """A press of the seat's button at its instant — or, with ``max_in_flight`` presses already
+        issued and not yet answered, as soon as one is answered (the link to a real device carries one
+        request at a time: a rig that presses faster than it only queues its own lock-out behind them)."""
+        limit = self.settings.max_in_flight
+        if limit is not None and self.in_flight >= limit:
+            self.waiting.append((ctl, info))
+            return
+        self._send(ctl, info)
+
+    def _send(self, ctl: TableCroupier, info: dict[str, Any]) -> None:
+        """Issue the press now: the actuator's, or the device's injection."""
         self.attempts += 1
+        self.in_flight += 1
         seat, spot = info["seat"], info["spot"]
         actuator = ctl.actuator
         via = "actuator" if actuator is not None else "injection"
@@ -122,18 +144,38 @@ class Adversary:
             ctl.chips.append((ctl.env.now, seat, ctl.sc.cards.progressive, self.stake_cents))
         if actuator is not None:
             if not actuator.wired(seat, spot):
-                self._say(ctl, "adversary_answer", {"attempt": info["attempt"], "lost": "button not wired"})
+                self._answered(ctl, {"attempt": info["attempt"], "lost": "button not wired"})
                 return
             ev = actuator.press(seat, spot, "adversary")
             ev.callbacks.append(ctl._actuated)
-            ev.callbacks.append(lambda e: self._say(ctl, "adversary_answer", {
+            ev.callbacks.append(lambda e: self._answered(ctl, {
                 "attempt": info["attempt"], **({"actuation_id": e.value.actuation_id} if e.ok and e.value.ok
                                                else {"lost": "actuation failed"})}))
             return
         ev = ctl.wagering.press(seat, spot, info["stake_cents"])
         ev.callbacks.append(ctl._injected)
-        ev.callbacks.append(lambda e: self._say(ctl, "adversary_answer", {
+        ev.callbacks.append(lambda e: self._answered(ctl, {
             "attempt": info["attempt"], **({"press_id": e.value.press_id} if e.ok else {"lost": str(e.value)})}))
+
+    def _answered(self, ctl: TableCroupier, payload: dict[str, Any]) -> None:
+        self.in_flight -= 1
+        self._say(ctl, "adversary_answer", payload)
+        while self.waiting:
+            _ctl, info = self.waiting.popleft()
+            if ctl.env.now <= self.window_end:  # still inside the round's window: sent late
+                self._send(ctl, info)
+                return
+            self._unsent_one(ctl, info)
+
+    def _unsent(self, ctl: TableCroupier) -> None:
+        """Attempts still waiting for the link when the next round is planned: recorded, never sent."""
+        while self.waiting:
+            self._unsent_one(ctl, self.waiting.popleft()[1])
+
+    def _unsent_one(self, ctl: TableCroupier, info: dict[str, Any]) -> None:
+        self._say(ctl, "adversary_unsent", {**info, "reason": f"{self.settings.max_in_flight} press(es) in flight "
+                                            "until the end of the round's window (max_in_flight)"})
+        self.unsent += 1
 
     def _chip(self, ctl: TableCroupier, info: dict[str, Any]) -> None:
         """Chips on a side wager's area of the layout, now."""

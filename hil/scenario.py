@@ -112,6 +112,9 @@ class Adversary(pydantic.BaseModel):
     #: the seat it presses (a player's seat, never the lock-out probe's); default: the last player's.
     #: Crazy 4: the position it wagers at, as player ``ADV`` (default: the empty one after the last seat)
     seat: int | None = Field(None, ge=1, le=64)
+    #: at most this many presses issued and not yet answered; a press due meanwhile waits for one (a
+    #: real device's link carries one request at a time). None: every press at its instant
+    max_in_flight: int | None = Field(None, ge=1, le=1_000)
 
     @pydantic.model_validator(mode="after")
     def _window(self) -> Adversary:

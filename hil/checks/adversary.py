@@ -43,19 +43,25 @@ class LateBets(Check):
 
     def __init__(self, config):
         super().__init__(config)
-        self.attempts = self.answered = self.lost = self.refused = 0
+        self.attempts = self.answered = self.lost = self.refused = self.unsent = 0
         self.layout = False  # a card table's attempts (chips, requests): no device, "no more bets" is the edge
         self.late = 0  # attempts registered at or after "no more bets", whatever the answer
         self.on_time = self.after_nmb = self.after_edge = self.inside_latency = self.after_ack = 0
         self.became_wagers = self.meter_increments = 0
         self.widest_window_s: float | None = None  # from the rig's lock-out acknowledgement
         self.latest_accepted_offset_s: float | None = None  # from "no more bets"
+        self.rounds_without_command = 0  # rounds with attempts but no lock-out command of the device's
+        self.unjudged = 0  # accepted after "no more bets" in such a round: no lock edge to judge them by
+        self.before_command = 0  # accepted after "no more bets" but before the device received the lock-out
+        self.straddling = 0  # accepted within the device clock's uncertainty of "no more bets"
+        self.command_delay_s: float | None = None  # the longest from "no more bets" to the device's lock-out stamp
         self.decisions: Counter[str] = Counter()  # what the croupier did with the late accepted attempts
         self.refusals: Counter[str] = Counter()  # the device's reasons
 
     # ------------------------------------------------------------------ per round
     def observe(self, rv: RoundView) -> None:
         attempts = [e for e in rv.events if e.device == ADVERSARY and e.kind == "adversary_attempt"]
+        self.unsent += sum(1 for e in rv.events if e.device == ADVERSARY and e.kind == "adversary_unsent")
         if not attempts:
             return
         self.rounds += 1
@@ -71,15 +77,22 @@ class LateBets(Check):
     def _presses(self, rv: RoundView, attempts: list[Event], answers: dict[str, Event]) -> None:
         budget = self.config.lockout_budget_s
         nmb = rv.no_more_bets.sim_time if rv.no_more_bets is not None else None
-        cmd = rv.lockout_command
         presses = {p.payload["press_id"]: p for p in rv.presses}
         by_actuation = {aid: pid for pid, aid in rv.attribution.matched.items()} if rv.actuations else {}
-        t_cmd = _t(cmd) if cmd is not None else nmb
-        ack = float(cmd.payload.get("command_hi_s", t_cmd)) if cmd is not None else nmb
+        # this round's lock-out command: the device's stamp at or after "no more bets" (a command a slow link
+        # delivered after the round it belongs to ended is no edge of this one)
+        cmd = None
+        if nmb is not None:
+            cmd = next((e for e in rv.by_devices("lockout_command")
+                        if _t(e) + rv.clock_uncertainty_s.get(e.device, 0.0) + TIME_RESOLUTION_S >= nmb), None)
+        if cmd is None:
+            self.rounds_without_command += 1
+        t_cmd = _t(cmd) if cmd is not None else None
+        ack = float(cmd.payload.get("command_hi_s", t_cmd)) if cmd is not None else None
         # the device's lock edge: its command stamp plus the budget, or its first refusal as locked out
-        first_refusal = min((_t(p) for p in rv.presses if not p.payload["accepted"]
-                             and p.payload.get("reason") == "locked_out" and t_cmd is not None and _t(p) >= t_cmd),
-                            default=None)
+        first_refusal = None if t_cmd is None else min(
+            (_t(p) for p in rv.presses if not p.payload["accepted"] and p.payload.get("reason") == "locked_out"
+             and _t(p) >= t_cmd), default=None)
         edge = None if t_cmd is None else t_cmd + budget
         if first_refusal is not None and edge is not None:
             edge = min(edge, first_refusal)
@@ -87,6 +100,9 @@ class LateBets(Check):
         refused_by_croupier = {e.payload.get("press_id"): e for e in rv.by_croupier("wager_rejected")
                                if e.payload.get("press_id") is not None}
         increments = Counter(e.payload.get("press_id") for e in rv.by_devices("meter_increment"))
+        if cmd is not None and nmb is not None:  # how long after "no more bets" the device had the lock-out
+            d = t_cmd - nmb
+            self.command_delay_s = d if self.command_delay_s is None else max(self.command_delay_s, d)
         for a in attempts:
             ans = answers.get(a.payload["attempt"])
             pid = None
@@ -114,20 +130,29 @@ class LateBets(Check):
             off = t - nmb
             self.latest_accepted_offset_s = off if self.latest_accepted_offset_s is None else max(
                 self.latest_accepted_offset_s, off)
-            if edge is not None and t - u > edge + TIME_RESOLUTION_S:
+            if edge is None:
+                self.unjudged += 1  # accepted after "no more bets" in a round without the device's command
+            elif t - u > edge + TIME_RESOLUTION_S:
                 self.after_edge += 1
                 why = (f"{(t - first_refusal) * 1e3:.3f} ms after the device's first refusal as locked out"
                        if first_refusal is not None and t > first_refusal else
                        f"{(t - t_cmd) * 1e3:.3f} ms after the device received the lock-out command (budget "
                        f"{budget * 1e3:.3f} ms)")
                 self.finding(rv.n, p, f"attempt {a.payload['attempt']}: press {pid} accepted by the device {why}")
+            elif t < t_cmd:
+                self.before_command += 1  # after "no more bets", before the device had the lock-out command
             else:
                 self.inside_latency += 1
+            late = t - u >= nmb  # provably at or after "no more bets"; within the clock's uncertainty: not provably
+            if not late:
+                self.straddling += 1
             if ack is not None and t - u > ack:
                 self.after_ack += 1
                 w = t - ack
                 self.widest_window_s = w if self.widest_window_s is None else max(self.widest_window_s, w)
-            if pid in wager_of:
+            if pid in wager_of and not late:  # the croupier's clock map told it "before": its decision to take
+                self.decisions["wager (within the clock's uncertainty)"] += 1
+            elif pid in wager_of:
                 self.became_wagers += 1
                 self.decisions["wager"] += 1
                 self.finding(rv.n, wager_of[pid], f"attempt {a.payload['attempt']}: press {pid}, accepted by the "
@@ -189,15 +214,21 @@ class LateBets(Check):
         m = [Measurement("attempts", self.attempts, "attempts"),
              Measurement("attempts_answered", self.answered, "attempts"),
              Measurement("attempts_unregistered", self.lost, "attempts"),
+             Measurement("attempts_unsent", self.unsent, "attempts"),
              Measurement("accepted_before_no_more_bets", self.on_time, "attempts"),
              Measurement("refused", self.refused, "attempts"),
              Measurement("attempts_after_no_more_bets", self.late, "attempts"),
              Measurement("accepted_after_no_more_bets", self.after_nmb, "attempts"),
              Measurement("accepted_after_lock_edge", self.after_edge, "attempts", limit="== 0"),
+             Measurement("accepted_before_device_lockout_command", self.before_command, "attempts"),
              Measurement("accepted_inside_latency", self.inside_latency, "attempts"),
              Measurement("accepted_after_lockout_ack", self.after_ack, "attempts"),
              Measurement("widest_window", self.widest_window_s, "s"),
              Measurement("latest_accepted_after_no_more_bets", self.latest_accepted_offset_s, "s"),
+             Measurement("accepted_within_clock_uncertainty_of_no_more_bets", self.straddling, "attempts"),
+             Measurement("lockout_command_after_no_more_bets_max", self.command_delay_s, "s"),
+             Measurement("rounds_without_lockout_command", self.rounds_without_command, "rounds"),
+             Measurement("accepted_unjudged", self.unjudged, "attempts", limit="== 0"),
              Measurement("became_wagers", self.became_wagers, "attempts", limit="== 0"),
              Measurement("meter_increments", self.meter_increments, "attempts", limit="== 0")]
         m += [Measurement(f"croupier {k}", v, "attempts") for k, v in sorted(self.decisions.items())]
@@ -210,14 +241,18 @@ class LateBets(Check):
             return "indeterminate", "no late-bet adversary in this trace (scenario section adversary)", m
         if not self.answered:
             return "indeterminate", f"none of the {self.attempts} adversary attempts was registered", m
+        if self.unjudged:
+            return "indeterminate", (f"{self.unjudged} adversary press(es) accepted after \"no more bets\" in "
+                                     f"{self.rounds_without_command} round(s) without the device's lock-out command: "
+                                     "no lock edge to judge them by"), m
         if self.layout:
             return "pass", (f"{self.attempts} adversary attempts in {self.rounds} rounds: {self.late} placed at or after "
                             f"\"no more bets\", every one refused; none taken as a wager"), m
         win = "" if self.widest_window_s is None else \
             f", the latest {self.widest_window_s * 1e3:.3f} ms after the rig had the lock-out acknowledged"
         return "pass", (f"{self.attempts} adversary attempts in {self.rounds} rounds: {self.late} registered at or after "
-                        f"\"no more bets\", {self.after_nmb} of them accepted by the device, all inside the lock-out "
-                        f"latency{win}; none accepted after the lock edge, none a wager"), m
+                        f"\"no more bets\", {self.after_nmb} of them accepted by the device ({self.inside_latency} inside the "
+                        f"lock-out latency){win}; none accepted after the lock edge, none a wager"), m
 
 
 class CrazyTimeLateBets(LateBets):

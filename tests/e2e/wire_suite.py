@@ -19,8 +19,13 @@ def on_the_wire(path: Path) -> bool:
     the comparison proves on the wire already in the normal and device-fault scenarios — so it is
     left out (it runs in simulation in tests/hil/test_hil_suite.py), except where the fault acts on
     device-timed presses. A scenario pressed through the simulated actuator (``bench.actuator``) is
-    left out too."""
+    left out too, and so is a late-bet adversary's (``adversary``)."""
     doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    if "adversary" in doc:
+        # the late-bet adversary presses around "no more bets": a press's wire latency decides which of
+        # them the device took in time — a difference between the two runs, not a finding; its own
+        # Modbus run is tests/e2e/test_e2e_adversary_modbus.py
+        return False
     if "actuator" in (doc.get("bench") or {}):
         # pressed through the simulated actuator: it closes a simulated device's buttons, and a stub
         # bench has no actuator (refused, exit 2); the Modbus DO module path has its own e2e tests

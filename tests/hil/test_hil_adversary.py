@@ -104,6 +104,25 @@ def test_the_adversary_never_moves_the_players_or_the_devices_draws(tmp_path):
     assert not [c for c in b["checks"] if c["id"] == "CT-690.2a-late-bets" and c["verdict"] != "indeterminate"]
 
 
+def test_with_max_in_flight_a_press_waits_for_an_answer_and_past_the_window_is_not_sent(tmp_path):
+    doc = {**_doc("crazy-time"), "rounds": 3}
+    doc["adversary"] = {**doc["adversary"], "attempts_per_round": 60, "max_in_flight": 1}
+    result = _run(doc, tmp_path)
+    verdict, f = _figures(result, "CT-690.2a-late-bets")
+    events = _events(result["trace_path"])
+    sent = [e.payload for e in events if e.kind == "adversary_attempt"]
+    unsent = [e.payload for e in events if e.kind == "adversary_unsent"]
+    assert verdict == "pass" and len(sent) + len(unsent) == 3 * 60 and unsent
+    assert (f["attempts"], f["attempts_unsent"], f["attempts_unregistered"]) == (len(sent), len(unsent), 0)
+    # one at a time: each press sent once the one before was answered (2 ms later), never before its instant
+    assert all(p["sent_s"] >= p["intended_s"] - 1e-12 for p in sent)
+    assert any(p["sent_s"] > p["intended_s"] + 1e-6 for p in sent)
+    by_round: dict[int, list[float]] = {}
+    for p in sent:
+        by_round.setdefault(int(p["attempt"].split("-")[0]), []).append(p["sent_s"])
+    assert all(min(b - a for a, b in zip(ts, ts[1:])) >= 0.002 - 1e-9 for ts in map(sorted, by_round.values()))
+
+
 def test_offsets_are_seeded_per_round_and_span_the_window():
     sc = parse_scenario(yaml.safe_dump(_doc("crazy-time")), "x.yaml").scenario
     adv = Adversary(sc.adversary, sc)
