@@ -166,6 +166,7 @@ def test_a_client_that_never_reads_is_not_read_from(wagering_stub):
                 break  # the stub stopped reading: the kernel's buffers are full
         with socket.create_connection(tcp_address(wagering_stub.url)) as sock:
             assert exchange(sock, mbap(9, 1, b"\x04\x00\x00\x00\x01"), 1) == [(9, 1, b"\x04\x02\x00\x07")]
+        print(f"offered {sent} B of requests on a connection that never read")
         assert sent < 20_000_000, "the stub read 20 MB of requests whose answers nobody read"
         assert usage(pid).rss_kb - rss < 20_000
     finally:
