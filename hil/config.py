@@ -131,6 +131,10 @@ def _line_of_offset(text: str, offset: int | None) -> int | None:
 
 
 def parse_yaml(text: str, source: str) -> tuple[Any, _LineMap]:
+    if (deep := toml_nesting_line(text, 4 * MAX_DEPTH)) is not None:
+        # flow brackets far past the limit: refused before PyYAML, whose scanner is quadratic in them
+        # (nearer the limit the composer refuses them, naming the field)
+        raise ConfigError(source, deep, "", f"YAML: nested deeper than {MAX_DEPTH} levels")
     loader, node = None, None
     try:
         loader = _StrictLoader(text)

@@ -50,7 +50,10 @@ def toml_error_message(exc: Exception) -> str:
 
 def toml_nesting_line(text: str, limit: int = MAX_DEPTH) -> int | None:
     """The line where the brackets/braces of TOML ``text`` (outside strings and comments) nest
-    deeper than ``limit``, or None. Checked before ``tomllib`` parses (it recurses per level)."""
+    deeper than ``limit``, or None. Checked before ``tomllib`` parses (it recurses per level);
+    YAML's flow collections use the same brackets and quotes (``hil.config.parse_yaml``)."""
+    if text.count("[") + text.count("{") <= limit:  # cannot nest deeper: the common case, no scan
+        return None
     depth, line, i, n = 0, 1, 0, len(text)
     while i < n:
         c = text[i]

@@ -69,7 +69,9 @@ def test_toml_duplicate_key_is_refused_with_its_line():
 def test_deep_nesting_is_refused_not_a_recursion_error(depth):
     yaml_text = SCENARIO + "deep: " + "[" * depth + "]" * depth + "\n"
     e = scenario_error(yaml_text)
-    assert e.line == len(yaml_text.splitlines()) and "nested deeper" in e.message and e.field.startswith("deep.0.0")
+    assert e.line == len(yaml_text.splitlines()) and "nested deeper" in e.message
+    if depth < 4 * MAX_DEPTH:  # far deeper: refused before PyYAML reads it (its scanner is quadratic in it)
+        assert e.field.startswith("deep.0.0")
     block = "bench:\n" + "".join("  " * (i + 1) + f"k{i}:\n" for i in range(min(depth, 300))) + "  " * 301 + "x: 1\n"
     assert "nested deeper" in scenario_error(SCENARIO + block).message
     toml_text = BENCH + "x = " + "[" * depth + "]" * depth + "\n"
