@@ -414,7 +414,7 @@ def wagering_clauses(device: str) -> list[Clause]:
             Clause("WG-declaration", "seats (and the progressive system's meters) are declared sensibly",
                    f"{page}#input-registers", declaration),
             Clause("WG-betting-open", "round_open with the supervisor key opens betting and clears the lock-out",
-                   f"{page}#opening-a-round", betting_open),
+                   "modbus-wagering.md#opening-a-round", betting_open),
             Clause("WG-lockout-latched", "lockout_command_ns is latched before the lock-out write is answered",
                    f"{page}#coils", lockout_latched),
             Clause("WG-press-log", "injected presses: accepted while open, rejected (locked_out) after; each in "
@@ -422,9 +422,9 @@ def wagering_clauses(device: str) -> list[Clause]:
             Clause("WG-lockout-latency", f"the lock-out stops the recognition of wagers within "
                    f"{LOCKOUT_BUDGET_S * 1e3:.0f} ms (armed probe)", f"{page}#holding-registers", lockout_latency),
             Clause("WG-reopen-refused", "a locked round is not re-opened: betting_open = 1 and a wrong key refused, "
-                   "the lock-out kept, the next press locked_out", f"{page}#opening-a-round", reopen_refused),
+                   "the lock-out kept, the next press locked_out", "modbus-wagering.md#opening-a-round", reopen_refused),
             Clause("WG-stake-limits", "a stake outside the declared limits is refused (ILLEGAL_VALUE) and presses "
-                   "nothing", f"{page}#stake-limits", stake_limits),
+                   "nothing", "modbus-wagering.md#stake-limits", stake_limits),
             *([Clause("PG-confirm", "meters grow only at the confirmation: a confirmed press incremented, an "
                       "unconfirmed one void", f"{page}#meters-grow-only-at-the-dealers-confirmation", confirm)]
               if device == "progressive-system" else []),
