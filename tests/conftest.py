@@ -85,21 +85,42 @@ def _no_leaks():
                                 + "; ".join(_describe(fd, s) for fd, s in sorted(leaked_sockets.items())))
 
 
-#: the longest tests (minutes each on 2 cores), started first so that the workers finish
-#: together (run with ``--maxschedchunk 1``: each worker takes the next test when it is free)
+#: the longest tests, longest first (measured on 2 cores, two workers), started first so that the
+#: workers finish together: with ``--maxschedchunk 1`` each worker holds its running test and one
+#: more, and takes the next when it is free; a long test left to the end keeps one worker busy
+#: while the other idles. The stub comparisons and the real-time lock-out runs wait on the wall
+#: clock (their shards run at once), the others are CPU.
 LONG_FIRST = (
-    "test_e2e_kill9_campaign.py::test_kill9_campaign_fifty_kills",
+    "test_e2e_kill9_campaign.py::test_kill9_campaign_fifty_kills",  # the soak tier only (skipped otherwise)
     "test_e2e_suite_stubs.py::test_bundled_scenarios_same_verdicts_on_stubs[modbus]",
     "test_e2e_blackjack_suite_stubs.py",
     "test_e2e_suite_stubs.py::test_bundled_scenarios_same_verdicts_on_stubs[serial]",
-    "test_e2e_roulette_suite_stubs.py",
-    "test_wire_frames.py::test_fuzz_random_and_mutated_frames",
     "test_e2e_kill9_campaign.py::test_kill9_campaign",
+    "test_e2e_vendor_peer.py::test_real_time_lockouts_through_a_relay_module_are_judged",
+    "test_e2e_roulette_suite_stubs.py",
+    "test_hil_suite.py::test_bundled_scenario_meets_expectation[stat_imbalanced_wheel]",
+    "test_hil_suite.py::test_bundled_scenario_meets_expectation[stat_unbiased_wheel]",
+    "test_rules_poker.py::test_every_five_card_hand_ranks_as_the_reference_does",
+    "test_e2e_clock_drift.py::test_a_wheel_clock_2000_ppm_fast_gives_no_false_failure",
+    "test_e2e_link_dies.py::test_progressive_stub_killed_mid_run_is_not_met",
+    "test_e2e_vendor_peer.py::test_conformance_kit_on_vendor_devices",
+    "test_hil_bonus_rtp_crosscheck.py::test_bonus_games_through_the_devices_agree_with_exact_rtp[pachinko",
+    "test_e2e_bonus_modbus.py::test_forced_bonus_games_on_modbus_stubs_play_as_in_simulation",
+    "test_rules_uth.py::test_rtp_against_monte_carlo_long",
+    "test_wire_frames.py::test_fuzz_random_and_mutated_frames",
+    "test_hil_bonus_rtp_crosscheck.py::test_bonus_games_through_the_devices_agree_with_exact_rtp",
+    "test_rules_bonus_rtp.py::test_pachinko_monte_carlo_double_and_rescue_heavy",
+    "test_e2e_vendor_peer.py::test_worn_clapper_on_vendor_wheel_is_voided_and_respun",
 )
 
 
 def pytest_collection_modifyitems(config, items):
+    """``LONG_FIRST`` in its order, then the other ``slow`` tests (long by their mark: a new one is
+    not left to the end before it is measured and listed), then the rest; each group keeps its order."""
     def rank(item) -> int:
-        return next((i for i, key in enumerate(LONG_FIRST) if key in item.nodeid), len(LONG_FIRST))
+        listed = next((i for i, key in enumerate(LONG_FIRST) if key in item.nodeid), None)
+        if listed is not None:
+            return listed
+        return len(LONG_FIRST) + (0 if item.get_closest_marker("slow") else 1)
 
     items.sort(key=rank)  # stable: every other test keeps its order
