@@ -196,7 +196,10 @@ def rtp(
     """Exact return to player per wager (Crazy Time, Roulette Up, Roulette X, the card side wagers)."""
     cards = _card_wagers()
     if game not in RTP_GAMES and game not in cards:
-        sys.stderr.write(f"error: unknown game {game!r} (known: {', '.join(RTP_GAMES + tuple(cards))})\n")
+        from hil.config import did_you_mean
+
+        known = RTP_GAMES + tuple(cards)
+        sys.stderr.write(f"error: unknown game {game!r}{did_you_mean(game, known)} (known: {', '.join(known)})\n")
         raise typer.Exit(EXIT_BAD_INPUT)
     try:
         if game in cards:
@@ -348,7 +351,11 @@ def traceability(
     if out is None:
         sys.stdout.write(text)
     else:
-        out.write_text(text, encoding="utf-8")
+        try:
+            out.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            sys.stderr.write(f"error: --out {out}: cannot write: {exc.strerror or exc}\n")
+            raise typer.Exit(EXIT_BAD_INPUT) from None
 
 
 @app.command()
@@ -369,11 +376,24 @@ def outcomes(
     if csv_out and json_out:
         sys.stderr.write("error: --csv or --json, not both\n")
         raise typer.Exit(EXIT_BAD_INPUT)
+    if wheel not in ("single-zero", "double-zero"):
+        from hil.config import did_you_mean
+
+        sys.stderr.write(f"error: --wheel {wheel!r}: single-zero or double-zero"
+                         f"{did_you_mean(wheel, ['single-zero', 'double-zero'])}\n")
+        raise typer.Exit(EXIT_BAD_INPUT)
     try:
         got = read_outcomes(path, source, wheel)
     except OutcomesError as exc:
         sys.stderr.write(f"error: {exc}\n")
         raise typer.Exit(EXIT_BAD_INPUT) from None
+    if source is not None and not got.rows:
+        lines = next(iter(got.counts.values()), {})
+        if lines.get("garbled", 0) and not any(lines.get(k, 0) for k in ("status", "bare", "power")):
+            # a file none of whose lines is a wheel's (a README given as the log): no log at all
+            sys.stderr.write(f"error: {path}: not a {source} wheel log (none of its {lines['garbled']} "
+                             "non-blank line(s) is a line of the wheel's protocol)\n")
+            raise typer.Exit(EXIT_BAD_INPUT)
     if csv_out:
         sys.stdout.write(got.to_csv())
     elif json_out:

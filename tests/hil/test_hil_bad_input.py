@@ -290,3 +290,19 @@ def test_the_bundled_files_still_load():
     scenarios, bench, rules, rx = load_run_inputs(None, None, None, None)
     assert len(scenarios) > 100 and bench.config.name and rules.submission.name and rx.submission.name
     assert json.dumps([s.scenario.name for s in scenarios])
+
+
+def test_other_commands_given_the_wrong_kind_of_file_exit_2(tmp_path):
+    runner = CliRunner()
+    readme = str(ROOT / "README.md")
+    for args, says in ((["outcomes", "--from", "slingshot", readme], "not a slingshot wheel log"),
+                       (["outcomes", readme], "not a Croupier trace"),
+                       (["outcomes", "--from", "slingshot", readme, "--wheel", "tripl"], "--wheel 'tripl'"),
+                       (["rtp", "crazy-time", "--rules", readme], "README.md:"),
+                       (["rtp", "royal-mach"], "did you mean 'royal-match'"),
+                       (["traceability", "--out", str(tmp_path / "no" / "such" / "dir.md")], "cannot write"),
+                       (["conformance", "wagering", "--modbus", "tcp://127.0.0.1:1", "--register-map", readme],
+                        "README.md:")):
+        res = runner.invoke(app, args)
+        assert res.exit_code == 2 and says in res.output, (args, res.output)
+        assert res.exception is None or isinstance(res.exception, SystemExit), (args, res.exception)
