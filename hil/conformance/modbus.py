@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pymodbus.exceptions import ModbusException
+from pymodbus.pdu import ModbusPDU
 
 from hil.conformance.core import ClauseFailed, Evidence, Unreachable
 from hil.transport.modbus import ModbusLink, WireError
@@ -164,6 +165,19 @@ class ModbusContext:
             return rr.exception_code, []
         return None, list(rr.bits[:count] if table in ("coil", "discrete") else rr.registers)
 
+    async def link_pdu(self, pdu: bytes) -> bytes | None:
+        """Send one request PDU of any function code on the link itself (TCP or RTU: the RTU
+        line has one master, so it cannot have a connection of its own); its answer's PDU, or
+        None when the device does not answer within the link's timeout."""
+        client = self.link.client
+        cls = _raw_pdu_class(pdu[0])
+        client.register(cls)  # an answer with that function code decodes too (any length)
+        try:
+            rr = await client.execute(False, cls(pdu[1:], dev_id=self.unit))
+        except ModbusException:
+            return None
+        return bytes([rr.function_code]) + rr.encode()
+
     async def raw_pdu(self, pdu: bytes, timeout_s: float = 1.0) -> bytes | None:
         """Send one request PDU on its own TCP connection (MBAP framed); its answer's PDU, or None
         when the device does not answer within ``timeout_s``. TCP only."""
@@ -219,3 +233,24 @@ class DeviceRefused(Exception):
 
 def now_ns() -> int:
     return time.perf_counter_ns()
+
+
+def _raw_pdu_class(fc: int) -> type[ModbusPDU]:
+    """A pymodbus PDU class carrying raw bytes for function code ``fc`` (a request the client
+    has no class for; its answer, if not an exception, read as a byte count and that many bytes)."""
+
+    class RawPdu(ModbusPDU):
+        function_code = fc
+        rtu_byte_count_pos = 2
+
+        def __init__(self, payload: bytes = b"", dev_id: int = 1, transaction_id: int = 0) -> None:
+            super().__init__(dev_id=dev_id, transaction_id=transaction_id)
+            self.payload = payload
+
+        def encode(self) -> bytes:
+            return self.payload
+
+        def decode(self, data: bytes) -> None:
+            self.payload = bytes(data)
+
+    return RawPdu

@@ -286,3 +286,83 @@ def test_idle_strangers_are_evicted_before_a_served_client(wagering_stub):
     while usage(pid).fds > fds and time.monotonic() < end:
         time.sleep(0.05)
     assert usage(pid).fds <= fds
+
+
+def test_the_conformance_clause_for_illegal_functions_runs_over_rtu():
+    """``MB-illegal-function`` over RTU (skipped there before): the stub passes; pymodbus' own
+    serial server — which the stubs served through, and which leaves a function code it does not
+    know unanswered over RTU — fails, saying so."""
+    from pymodbus.server import ModbusSerialServer
+    from pymodbus.simulator import SimData, SimDevice
+    from pymodbus.simulator.simutils import DataType
+
+    from hil.conformance.core import ClauseFailed
+    from hil.conformance.modbus import ModbusContext
+    from hil.conformance.modbus_common import illegal_function
+
+    async def clause(url: str, serve_pymodbus_on: str | None = None) -> str:
+        server = None
+        if serve_pymodbus_on:
+            blocks = tuple([SimData(0, count=8, values=0, datatype=DataType.BITS if i < 2 else DataType.REGISTERS)]
+                           for i in range(4))
+            server = ModbusSerialServer(SimDevice(1, simdata=blocks), port=serve_pymodbus_on, baudrate=115200)
+            await server.serve_forever(background=True)
+        ctx = ModbusContext(url, 1, WAGERING, timeout_s=0.5)
+        try:
+            await ctx.connect()
+            return await illegal_function(ctx)
+        finally:
+            ctx.close()
+            if server is not None:
+                await server.shutdown()
+
+    pairs = [os.openpty(), os.openpty()]
+    for fds in pairs:
+        for fd in fds:
+            tty.setraw(fd)
+    (m1, p1), (m2, p2) = pairs
+    try:
+        # one pty pair is the line between the kit (its master side) and the device (its peer path)
+        with launch("wagering", "--modbus", f"rtu://{os.ttyname(p1)}?baudrate=115200"):
+            relay = _PtyJoin(m1, m2)  # the kit opens p2; bytes cross between the masters
+            try:
+                assert "exception 1" in asyncio.run(clause(f"rtu://{os.ttyname(p2)}?baudrate=115200"))
+            finally:
+                relay.close()
+        relay = _PtyJoin(m1, m2)
+        try:
+            with pytest.raises(ClauseFailed, match="was not answered"):
+                asyncio.run(clause(f"rtu://{os.ttyname(p2)}?baudrate=115200", serve_pymodbus_on=os.ttyname(p1)))
+        finally:
+            relay.close()
+    finally:
+        for fd in (m1, p1, m2, p2):
+            os.close(fd)
+
+
+class _PtyJoin:
+    """Bytes read from either pty master are written to the other (a null-modem cable), in a thread."""
+
+    def __init__(self, a: int, b: int) -> None:
+        import threading
+
+        self.a, self.b, self.stop = a, b, threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while not self.stop.is_set():
+            ready, _, _ = select.select([self.a, self.b], [], [], 0.05)
+            for src in ready:
+                try:
+                    data = os.read(src, 4096)
+                except OSError:
+                    continue
+                try:
+                    os.write(self.b if src == self.a else self.a, data)
+                except OSError:
+                    pass
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join(5)
