@@ -130,6 +130,22 @@ class RefusalLog:
             self.suppressed, self.suppressed_peers = 0, []
 
 
+def _seed(seed: Any) -> int | dict[str, Any]:
+    """A configure request's seed, checked before anything is touched: an int, or a SeedSequence's
+    ``{"entropy": int, "spawn_key": [int, ...]}``; ValueError otherwise."""
+    if isinstance(seed, bool):
+        raise ValueError(f"seed must be an integer or {{entropy, spawn_key}}, not {seed!r}")
+    if isinstance(seed, int):
+        return seed
+    if isinstance(seed, dict):
+        entropy, key = seed.get("entropy"), seed.get("spawn_key", [])
+        if (isinstance(entropy, int) and not isinstance(entropy, bool) and isinstance(key, list)
+                and all(isinstance(k, int) and not isinstance(k, bool) and k >= 0 for k in key)
+                and entropy >= 0 and set(seed) <= {"entropy", "spawn_key"}):
+            return seed
+    raise ValueError(f"seed must be an integer or {{entropy: int >= 0, spawn_key: [int >= 0, ...]}}, not {seed!r:.80}")
+
+
 def _peer(writer: asyncio.StreamWriter) -> str | None:
     name = writer.get_extra_info("peername")
     if not name:
@@ -223,8 +239,10 @@ class ControlServer:
         op = request.get("op")
         try:
             if op == "configure":
-                return {"ok": True, "params": self.configure(request.get("params") or {},
-                                                             request.get("seed", 0), request.get("rules"))}
+                params, rules = request.get("params") or {}, request.get("rules")
+                if not isinstance(params, dict) or not (rules is None or isinstance(rules, dict)):
+                    return {"ok": False, "error": "params and rules must be JSON objects"}
+                return {"ok": True, "params": self.configure(params, _seed(request.get("seed", 0)), rules)}
             if op == "truth":
                 return {"ok": True, "truth": self.truth()}
             if op == "clock" and self.clock is not None:
@@ -239,6 +257,8 @@ class ControlServer:
             return {"ok": False, "error": f"unknown op {op!r}"}
         except (ValueError, TypeError) as exc:
             return {"ok": False, "error": str(exc)}
+        except (KeyError, AttributeError, IndexError) as exc:  # a malformed request's fields (e.g. a seed
+            return {"ok": False, "error": f"malformed request: {type(exc).__name__} {exc}"}  # without entropy)
 
     async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         peer = _peer(writer)

@@ -27,7 +27,7 @@ import firmware_stubs.__main__ as stub_cli
 from firmware_stubs.control import UNAUTHORISED, RefusalLog, check_token
 from firmware_stubs.exposure import ExposureRefused, Listener, check_exposure, loopback_addresses
 from firmware_stubs.launch import launch
-from hil.adapters.stub_control import StubControlUnauthorised, redact, request, stub_info
+from hil.adapters.stub_control import StubControlError, StubControlUnauthorised, redact, request, stub_info
 from hil.cli import app
 
 SCALE = 20
@@ -95,6 +95,10 @@ def test_a_stranger_is_refused_every_op_and_changes_nothing(wire):
             assert answer == UNAUTHORISED
             peers.append(me)
 
+        # the owner's malformed requests are refused too, before anything is touched (no traceback)
+        for bad in ({"seed": {"spawn_key": [1]}}, {"seed": "x"}, {"params": [1, 2]}, {"rules": 5}):
+            with pytest.raises(StubControlError, match="seed must be|must be JSON objects"):
+                request(stub.control, {"op": "configure", **bad})
         after = stub_info(stub.control)  # the owner's token still works, and sees its own model
         assert after == before
         assert after["params"]["seats"] == 5 and after["params"]["lockout_ignored"] is False
