@@ -324,7 +324,8 @@ def random_serial_frame(rng: random.Random) -> tuple[bytes, str]:
             ["1", "2", "5", "10", "coin-flip", "cash-hunt", "pachinko", "crazy-time"]),
             stake_cents=rng.choice([0, 1, 100, 2**32 - 1, rng.randrange(2**32)])), "press"
     if roll < 0.85:
-        f = encode(rng.choice(["OPEN_BETTING", "LOCK_OUT"]), rng.randrange(65536))
+        msg = rng.choice(["OPEN_BETTING", "LOCK_OUT"])  # OPEN_BETTING carries a (here: wrong, all-zero) key
+        f = encode(msg, rng.randrange(65536), **({f"key_{i}": 0 for i in range(16)} if msg == "OPEN_BETTING" else {}))
         return f[:rng.randrange(1, len(f))], "truncated"
     if roll < 0.95:
         f = bytearray(encode("LOCK_OUT", rng.randrange(65536)))
@@ -400,7 +401,7 @@ def fuzz_serial(n: int, seed: int) -> str:
     figures = Figures("serial-frames")
     with launch("wagering", "--pty") as stub:
         pid = stub.proc.pid
-        fd = os.open(stub.url, os.O_RDWR | os.O_NOCTTY)
+        fd = os.open(stub.url.split("?")[0], os.O_RDWR | os.O_NOCTTY)  # the query: the supervisor key
         tty.setraw(fd)
         reader = PtyReader(fd)
         try:
