@@ -26,10 +26,11 @@ never as a verdict:
   ``seat``, ``spot``, ``stake_cents``, ``intended_s`` (the rig's time it aimed at), ``offset_s``
   (from the planned "no more bets"), ``sent_s`` (when the rig issued it); a chip's ``placed_s``.
 * ``adversary_answer``: the attempt and the device's identifier of it — ``press_id`` (injection:
-  the device's answer), ``actuation_id`` (the actuator's record; the press is matched to it by the
-  trace's attribution), ``request_id`` (Crazy 4) — or ``lost`` with why.
+  the device's answer, with what it answered: ``accepted``, ``device_time_s``, ``reason``),
+  ``actuation_id`` (the actuator's record; the press is matched to it by the trace's attribution),
+  ``request_id`` (Crazy 4) — or ``lost`` with why.
 * ``adversary_unsent``: an attempt never sent — with ``max_in_flight`` set, the presses already
-  issued and unanswered held it back until the round was over (a real device's link carries one
+  issued and unanswered held it back past the end of the round's window (a real device's link carries one
   request at a time; pressing faster than it would queue the rig's own lock-out write behind the
   presses). A deferred press is sent when one is answered, its ``sent_s`` after its ``intended_s``.
 
@@ -155,7 +156,9 @@ class Adversary:
         ev = ctl.wagering.press(seat, spot, info["stake_cents"])
         ev.callbacks.append(ctl._injected)
         ev.callbacks.append(lambda e: self._answered(ctl, {
-            "attempt": info["attempt"], **({"press_id": e.value.press_id} if e.ok else {"lost": str(e.value)})}))
+            "attempt": info["attempt"], **({"press_id": e.value.press_id, "accepted": e.value.accepted,
+                                            "device_time_s": e.value.device_time_s, "reason": e.value.reason}
+                                           if e.ok else {"lost": str(e.value)})}))
 
     def _answered(self, ctl: TableCroupier, payload: dict[str, Any]) -> None:
         self.in_flight -= 1

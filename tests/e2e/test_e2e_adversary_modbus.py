@@ -29,7 +29,8 @@ from typer.testing import CliRunner
 from hil.cli import app
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
-SCALE = 20
+#: simulated seconds per wall second, stub and rig alike (CROUPIER_ADVERSARY_MODBUS_SCALE: another)
+SCALE = float(os.environ.get("CROUPIER_ADVERSARY_MODBUS_SCALE", "20"))
 #: role -> the stub's device, per table
 STUBS = {"crazy-time": ("crazy_time", "wagering", "wagering"),
          "roulette": ("roulette", "roulette_wagering", "progressive-system"),
