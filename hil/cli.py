@@ -311,6 +311,12 @@ def check(
     try:
         with TraceReader(trace) as reader:
             meta = reader.meta()
+            reader.count()  # its events table is there
+        if "trace_schema" not in meta:  # an SQLite file, but not one `croupier run` wrote
+            raise ValueError("no trace_schema in its metadata")
+        for key in ("check_config", "expect"):
+            if not isinstance(meta.get(key) or {}, dict):
+                raise ValueError(f"its {key} metadata is not a mapping")
     except (sqlite3.DatabaseError, ValueError) as exc:
         sys.stderr.write(f"error: {trace}: not a Croupier trace ({exc})\n")
         raise typer.Exit(EXIT_BAD_INPUT) from None

@@ -192,6 +192,18 @@ def test_check_of_files_that_are_no_trace_exits_2(tmp_path):
         assert res.exit_code == 2 and res.exception is None or isinstance(res.exception, SystemExit), (name, res.output)
     res = runner.invoke(app, ["check", str(ROOT / "README.md")])
     assert res.exit_code == 2 and "not a Croupier trace" in res.output
+    import sqlite3  # SQLite files that `croupier run` did not write: a meta table, no events; no schema
+
+    for name, rows in (("meta-only", [("check_config", '{"x": 1}')]), ("no-schema", None)):
+        db = sqlite3.connect(tmp_path / f"{name}.sqlite")
+        db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        if rows is None:
+            db.execute("CREATE TABLE events (seq INTEGER)")
+        db.executemany("INSERT INTO meta VALUES (?, ?)", rows or [("expect", "[1]")])
+        db.commit()
+        db.close()
+        res = runner.invoke(app, ["check", str(tmp_path / f"{name}.sqlite")])
+        assert res.exit_code == 2 and "not a Croupier trace" in res.output, (name, res.output)
 
 
 @pytest.mark.parametrize("args", [
