@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from firmware_stubs.launch import launch
+from hil.wire.supervisor import split_key
 from hil.adapters.modbus_wagering import ModbusWageringDevice
 from hil.clock import WallClockEnvironment
 from hil.transport.ioloop import IoLoop
@@ -64,8 +65,9 @@ def _wire_time_s(request_bytes: int, response_bytes: int, bits_per_char: int, ba
 
 def test_ready_names_the_peer_and_keeps_the_line_settings():
     with rtu_pty_stub("wagering", "baudrate=9600&parity=E") as url:
-        u = urlsplit(url)
-        assert u.scheme == "rtu" and u.query == "baudrate=9600&parity=E", url
+        plain, key = split_key(url)  # the device's supervisor key rides in the same query
+        u = urlsplit(plain)
+        assert u.scheme == "rtu" and u.query == "baudrate=9600&parity=E" and key, url
         assert stat.S_ISCHR(os.stat(u.path).st_mode), f"{u.path} is not a character device"
 
 
