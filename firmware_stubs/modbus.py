@@ -421,10 +421,14 @@ class ModbusStub:
         except ValueError:
             img[address:address + len(values)] = before
             return ExcCodes.ILLEGAL_VALUE
-        for name, value in written:
-            if refused := self.glue.on_write(name, value, self.image):
-                img[address:address + len(values)] = before  # a refused command changes nothing
-                return refused
+        try:
+            for name, value in written:
+                if refused := self.glue.on_write(name, value, self.image):
+                    img[address:address + len(values)] = before  # a refused command changes nothing
+                    return refused
+        except Exception:
+            img[address:address + len(values)] = before  # nor does one the model failed on
+            raise
         return None
 
     def wrong_unit(self, unit: int, peer: str | None, answered: bool) -> None:

@@ -366,3 +366,25 @@ class _PtyJoin:
     def close(self) -> None:
         self.stop.set()
         self.thread.join(5)
+
+
+def test_a_write_the_model_fails_on_is_exception_4_told_once_and_changes_nothing(caplog):
+    """A glue raising on a command (a defect of the model): exception 4, DEVICE_FAILURE, the
+    register keeps its value, one log line names the exception and where — never a traceback."""
+    clock = ModelClock()
+
+    class Failing(_Recorder):
+        def on_write(self, name: str, value: Any, image: RegisterImage):
+            raise ZeroDivisionError("a model defect")
+
+    stub = ModbusStub(WAGERING, Failing(clock), clock)
+    seat = WAGERING.point("press_inject_seat").address
+    with caplog.at_level(logging.WARNING, logger="firmware_stubs.modbus"):
+        answers = [stub.handle_pdu(struct.pack(">BHH", 6, seat, 5), time.perf_counter_ns(), "10.0.0.1:502")
+                   for _ in range(100)]
+        stub.refusals.flush()
+    assert answers == [b"\x86\x04"] * 100
+    assert stub.image.tables["holding"][seat] == 0
+    lines = [r.getMessage() for r in caplog.records]
+    assert len(lines) == 2 and "ZeroDivisionError: a model defect at test_stub_modbus_robustness.py:" in lines[0], lines
+    assert "refused 99 more" in lines[1] and not any(r.exc_info for r in caplog.records)
