@@ -314,7 +314,11 @@ class CardTable(pydantic.BaseModel):
         if self.progressive is not None:
             wagers[self.progressive] = self.progressive_paytable
         for wager, name in wagers.items():
-            check_decks(paytable(wager, name), self.decks)  # ValueError: unknown paytable, decks not allowed
+            field = "progressive_paytable" if wager == self.progressive and wager not in self.side else f"side.{wager}"
+            try:
+                check_decks(paytable(wager, name), self.decks)  # ValueError: unknown paytable, decks not allowed
+            except ValueError as exc:  # located at its field (cards.side.WAGER, cards.progressive_paytable)
+                raise ValueError(f"{field}: {exc}") from None
         lo, hi = self.side_stake_cents
         if not 0 < lo <= hi <= MAX_STAKE_CENTS:
             raise ValueError(f"side_stake_cents: need 0 < low <= high <= {MAX_STAKE_CENTS:,}, got [{lo}, {hi}]")
@@ -388,7 +392,10 @@ class PokerTable(pydantic.BaseModel):
                                  f"(its: {', '.join(POKER_SIDE_WAGERS[game]) or 'none'})")
             tables = poker_paytables(game, wager)
             section = next(iter(tables.values())).section
-            pick_paytable(tables, name, f"poker.side: {wager}", section)  # ValueError naming the paytables
+            try:
+                pick_paytable(tables, name, f"poker.side: {wager}", section)  # ValueError naming the paytables
+            except ValueError as exc:  # located at its field, the nearest paytable named
+                raise ValueError(f"poker.side.{wager}: {exc}{did_you_mean(str(name), list(tables))}") from None
             side[wager] = paytable_key(name)
         return self.model_copy(update={"side": side})
 
@@ -587,7 +594,8 @@ def discover(paths: list[Path]) -> list[Path]:
         elif p.exists():
             found.append(p)
         else:
-            raise ConfigError(str(p), None, "", "no such scenario file or folder")
+            near = [q.name for q in p.parent.glob("*.y*ml")] if p.parent.is_dir() else []
+            raise ConfigError(str(p), None, "", f"no such scenario file or folder{did_you_mean(p.name, near)}")
     return found
 
 

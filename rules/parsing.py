@@ -272,8 +272,13 @@ def describe(err: dict[str, Any], model: Any) -> tuple[tuple, str]:
         # a model validator's message names its field first ("players.count: ..."): locate it there
         path = tuple(m[1].split("."))
         names = field_names(model, loc)
+        located = True
         if path[0] in names:
             loc = loc + path
         elif len(path) > 1 and path[:len(loc)] == tuple(str(p) for p in loc) and path[len(loc)] in names:
             loc = path
+        else:
+            located = False
+        if located and m[0].endswith(":"):  # the field is said apart: not twice
+            msg = msg[m.end():].lstrip()
     return loc, msg

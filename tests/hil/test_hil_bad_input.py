@@ -318,3 +318,16 @@ def test_other_commands_given_the_wrong_kind_of_file_exit_2(tmp_path):
         res = runner.invoke(app, args)
         assert res.exit_code == 2 and says in res.output, (args, res.output)
         assert res.exception is None or isinstance(res.exception, SystemExit), (args, res.exception)
+
+
+def test_unknown_paytables_and_scenario_files_are_located_and_named():
+    bj = (ROOT / "scenarios/blackjack/blackjack_normal_play.yaml").read_text(encoding="utf-8")
+    uth = (ROOT / "scenarios/uth/uth_normal_play.yaml").read_text(encoding="utf-8")
+    e = scenario_error(bj.replace("kings-bounty: B", "kings-bounty: Q"))
+    assert e.field == "cards.side.kings-bounty" and e.line == line_of(bj, "kings-bounty: B") and "has B" in e.message
+    e = scenario_error(bj.replace('progressive_paytable: "1"', 'progressive_paytable: "99"'))
+    assert e.field == "cards.progressive_paytable" and e.line == line_of(bj, "progressive_paytable")
+    e = scenario_error(uth.replace("trips: E", "trips: Z"))
+    assert e.field == "poker.side.trips" and e.line == line_of(uth, "trips: E") and "has E" in e.message
+    res = CliRunner().invoke(app, ["run", str(ROOT / "scenarios/crazy_time/normal_ply.yaml")])
+    assert res.exit_code == 2 and "did you mean 'normal_play.yaml'" in res.output
