@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from hil.wire.supervisor import redact as redact_key
 from hil.bench import ACTUATOR, WAGERING_ROLE, BenchConfig
 from hil.scenario import Scenario
 
@@ -53,7 +54,7 @@ def not_applicable(sc: Scenario, bench: BenchConfig) -> list[str]:
             knobs = {k: v for k, v in layer.items() if k not in DECLARED.get(role, ())}
             if knobs:
                 shown = ", ".join(f"{k}={v!r}" for k, v in sorted(knobs.items()))
-                reasons.append(f"devices.{role} is a real {dev.kind} device ({dev.url}) without a control endpoint: "
+                reasons.append(f"devices.{role} is a real {dev.kind} device ({redact_key(dev.url)}) without a control endpoint: "
                                f"the scenario's {what} {shown} cannot be applied to it")
     if ACTUATOR in sc.bench and (why := _sim_actuator_cannot_press(sc, bench)):
         reasons.append(why)
@@ -74,7 +75,7 @@ def _sim_actuator_cannot_press(sc: Scenario, bench: BenchConfig) -> str | None:
     role = WAGERING_ROLE.get(sc.game, (None, None))[0]
     if role is not None and (dev := bench.device(role)).kind != "sim":
         return (f"the scenario presses through a simulated actuator (bench.actuator), which closes a simulated "
-                f"device's buttons; devices.{role} is a real {dev.kind} device ({dev.url})")
+                f"device's buttons; devices.{role} is a real {dev.kind} device ({redact_key(dev.url)})")
     return None
 
 
@@ -107,7 +108,7 @@ def mismatches(sc: Scenario, bench: BenchConfig, info: dict[str, dict[str, Any]]
         if dev.kind == "sim":
             continue
         declared = info.get(role) or {}
-        where = f"devices.{role} ({dev.url})"
+        where = f"devices.{role} ({redact_key(dev.url)})"
         want = overrides.get(role) or {}
         if role in ("ball_wheel", "illuminator") and "wheel" in declared and "wheel" in want:
             if str(declared["wheel"]) != str(want["wheel"]):

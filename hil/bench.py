@@ -42,6 +42,7 @@ from devices.wagering import WageringParams, WageringSim
 from devices.actuator import PROGRESSIVE_SPOTS, WAGERING_SPOTS, ActuatorParams, SimActuator, Wiring
 from hil.clock import DEFAULT_MAX_DRIFT_PPM, max_clock_drift
 from hil.config import ConfigError, did_you_mean, dotted, parse_toml, read_text, validate
+from hil.wire.supervisor import redact as redact_key
 from hil.wire.url import ModbusUrl
 from hil.transport.visa import CounterConfig
 from hil.wire.registers import default_map, load_register_map
@@ -397,7 +398,7 @@ def _refused_at_connect(role: str, dev: DeviceConfig):
         from hil.transport.modbus import WireError
         from hil.transport.serial import SerialWireError
 
-        where = dev.url + (f" (control {redact(dev.control)})" if dev.control else "")
+        where = redact_key(dev.url) + (f" (control {redact(dev.control)})" if dev.control else "")
         unreachable = (OSError, TimeoutError, concurrent.futures.TimeoutError, StubControlError, WireError,
                        SerialWireError)
         # a device that answered (a Modbus exception response) was reached: its connect sequence failed
@@ -478,7 +479,7 @@ def build_devices(
                     built.params[role] = configure_stub(dev.control, overrides.get(role, {}), seed, stub_rules)
                     built.stubs[role] = stub_info(dev.control)
                 else:
-                    built.params[role] = {"kind": dev.kind, "url": dev.url}
+                    built.params[role] = {"kind": dev.kind, "url": redact_key(dev.url)}  # the trace never holds a key
                 module, cls = ADAPTERS[(role, dev.kind)].split(":")
                 adapter_cls = getattr(importlib.import_module(module), cls)
                 with max_clock_drift(dev.max_clock_drift_ppm or cfg.max_clock_drift_ppm):
