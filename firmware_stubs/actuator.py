@@ -21,66 +21,44 @@ is a progressive wager press with the system's button stake, pending until the d
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
-
-from pymodbus.constants import ExcCodes
-from pymodbus.server import ModbusTcpServer
-from pymodbus.simulator import SimData, SimDevice
-from pymodbus.simulator.simutils import DataType, SimUtils
+from typing import Any
 
 from devices.actuator import Wiring
+from firmware_stubs.modbus import ModbusServer, Table
 
 
-class DoModule:
-    """``outputs`` coils; ``on_output(seat, spot, closed, rx_ns)`` for each output that changes."""
+class DoModule(ModbusServer):
+    """``outputs`` coils; ``on_output(seat, spot, closed, rx_ns)`` for each output that changes.
+    Served by the stubs' own Modbus server (``firmware_stubs.modbus.ModbusServer``: the unit-id
+    rule, malformed frames and rate-limited refusals as for the devices); FC1, FC5 and FC15 only,
+    every other function code exception 1."""
+
+    functions = frozenset({1, 5, 15})
 
     def __init__(self, wiring: Wiring, on_output: Callable[[int, str, bool, int], None], unit: int = 1) -> None:
-        self.wiring, self.on_output, self.unit = wiring, on_output, unit
+        super().__init__(unit)
+        self.wiring, self.on_output = wiring, on_output
         self.outputs = max(wiring.coils.values(), default=-1) + 1
         self.by_coil = {c: key for key, c in wiring.coils.items()}
         self.state = [False] * self.outputs
-        self.rx_ns = 0
-        self.server: ModbusTcpServer | None = None
 
-    def _stamp(self, sending: bool, data: bytes) -> bytes:
-        if not sending:
-            self.rx_ns = time.perf_counter_ns()
-        return data
+    def table_size(self, table: Table) -> int:
+        return self.outputs if table == "coil" else 0
 
-    def _device(self) -> SimDevice:
-        words = (self.outputs + 15) // 16
-        blocks = ([SimData(0, count=16 * max(words, 1), values=False, datatype=DataType.BITS)],  # count: bits
-                  [SimData(0, count=16, values=False, datatype=DataType.BITS)],
-                  [SimData(0, count=1, values=0, datatype=DataType.REGISTERS)],
-                  [SimData(0, count=1, values=0, datatype=DataType.REGISTERS)])
-        return SimDevice(self.unit, simdata=blocks, action=self._action)
+    def cells(self, table: Table, address: int, qty: int) -> list[Any]:
+        return self.state[address:address + qty]
 
-    async def _action(self, fc: int, _start: int, address: int, count: int, registers: list[int],
-                      values: list[int] | list[bool] | None) -> ExcCodes | None:
-        if fc not in (1, 5, 15):
-            return ExcCodes.ILLEGAL_FUNCTION
-        if address + count > self.outputs:
-            return ExcCodes.ILLEGAL_ADDRESS
-        if values is not None:
-            for i, v in enumerate(values[:count]):
-                coil, closed = address + i, bool(v)
-                if self.state[coil] != closed:
-                    self.state[coil] = closed
-                    seat, spot = self.by_coil[coil]
-                    self.on_output(seat, spot, closed, self.rx_ns)  # before the answer: the output is set
-        packed = SimUtils.bitsToRegisters(self.state + [False] * (-len(self.state) % 16))
-        registers[:len(packed)] = packed
+    def serve(self, table: Table, address: int, values: list[Any] | None, rx_ns: int) -> None:
+        self.requests += 1
+        self.rx_ns = rx_ns
+        for i, v in enumerate(values or ()):
+            coil, closed = address + i, bool(v)
+            if self.state[coil] != closed:
+                self.state[coil] = closed
+                if (key := self.by_coil.get(coil)) is not None:
+                    self.on_output(*key, closed, rx_ns)  # before the answer: the output is set
         return None
-
-    async def start_tcp(self, host: str, port: int) -> int:
-        self.server = ModbusTcpServer(self._device(), address=(host, port), trace_packet=self._stamp)
-        await self.server.serve_forever(background=True)
-        return self.server.transport.sockets[0].getsockname()[1]
-
-    async def stop(self) -> None:
-        if self.server is not None:
-            await self.server.shutdown()
 
 
 def wired_to(host) -> DoModule:

@@ -12,7 +12,7 @@ Device time (every ``*_ns`` register) is the model's clock: ns since the stub st
 (``ModelClock``). The glue between a model and its register map is a
 ``DeviceGlue`` (one per device kind).
 
-The server (``ModbusStub``: MBAP over TCP, RTU over a serial device) is this module's own: it
+The server (``ModbusServer``: MBAP over TCP, RTU over a serial device) is this module's own: it
 answers exactly the function codes the contract lists (``CONTRACT_FUNCTIONS``; docs/wire/README.md,
 "Answers to bad requests"), exception 1 for any other, exception 0x0B on TCP for another unit
 id (silence on RTU), and tells every refusal in rate-limited lines (``RefusalLog``) — a flood of
@@ -297,21 +297,23 @@ def rtu_frame(unit: int, pdu: bytes) -> bytes:
     return body + _crc16(body).to_bytes(2, "little")
 
 
-class ModbusStub:
-    """Serves ``glue``'s model over Modbus with the register map ``rmap`` (TCP or RTU).
+class ModbusServer:
+    """A Modbus server (TCP or RTU) of one unit: the framing, the unit-id rule, the function
+    codes it implements (``functions``, by default the contract's; every other code exception 1),
+    the checks of every request's fields, and the refusals told in rate-limited lines
+    (``RefusalLog``), never a traceback per request. A subclass holds the tables
+    (``table_size``, ``cells``, ``serve``).
 
-    The server is this module's own, not pymodbus': it answers the function codes the contract
-    lists (``CONTRACT_FUNCTIONS``) and exception 1 for every other code; a request for another
-    unit id gets exception 0x0B on TCP and silence on RTU; malformed frames are dropped (RTU) or
-    end their connection (TCP, when the MBAP length cannot be trusted); every refusal is counted
-    in ``stats`` and told in rate-limited lines (``RefusalLog``), never a traceback per request.
-    Pipelined TCP requests are answered in order; a client that does not read its answers is
-    not read from either (the transport's flow control), so memory stays bounded."""
+    A request for another unit id gets exception 0x0B on TCP and silence on RTU; malformed
+    frames are dropped (RTU) or end their connection (TCP, when the MBAP length cannot be
+    trusted); every refusal is counted in ``stats``. Pipelined TCP requests are answered in
+    order; a client that does not read its answers is not read from either (the transport's flow
+    control), so memory stays bounded."""
 
-    def __init__(self, rmap: RegisterMap, glue: DeviceGlue, clock: ModelClock, unit: int = 1) -> None:
-        self.map, self.glue, self.clock, self.unit = rmap, glue, clock, unit
-        self.image = RegisterImage(rmap)
-        self._read_only = {t: self._read_only_cells(t) for t in ("coil", "holding")}
+    functions: frozenset[int] = CONTRACT_FUNCTIONS
+
+    def __init__(self, unit: int = 1) -> None:
+        self.unit = unit
         #: arrival of the latest request's bytes (the connection's own when a request is served)
         self.rx_ns = 0
         self.requests = 0
@@ -319,17 +321,25 @@ class ModbusStub:
         self.refusals = RefusalLog()
         self.server: asyncio.base_events.Server | _RtuLine | None = None
         self.connections: dict[int, _TcpConnection] = {}
-        glue.refresh(self.image)
 
-    def replace_glue(self, glue: DeviceGlue) -> None:
-        """A new model (the control endpoint configured one): fresh registers, refreshed from it."""
-        self.glue = glue
-        self.image = RegisterImage(self.map)
-        glue.refresh(self.image)
+    # ------------------------------------------------------------- what a subclass holds
+    def table_size(self, table: Table) -> int:
+        """Cells (bits or registers) of ``table``: addresses 0 .. size − 1 exist."""
+        raise NotImplementedError
 
-    def _read_only_cells(self, table: Table) -> frozenset[int]:
-        return frozenset(a for p in self.map.points if p.table == table and p.access == "r"
-                         for a in range(p.address, p.end))
+    def read_only(self, table: Table, address: int, qty: int) -> bool:
+        """Whether a write of ``qty`` cells from ``address`` touches a read-only cell."""
+        return False
+
+    def serve(self, table: Table, address: int, values: list[Any] | None, rx_ns: int) -> int | None:
+        """A request whose bytes arrived at ``rx_ns``: a write of ``values`` (None: a read);
+        an exception code to refuse it (and change nothing)."""
+        raise NotImplementedError
+
+    def cells(self, table: Table, address: int, qty: int) -> list[Any]:
+        """The values a read answers (after ``serve``)."""
+        raise NotImplementedError
+
 
     # ------------------------------------------------------------- one request
     def handle_pdu(self, pdu: bytes, rx_ns: int, peer: str | None) -> bytes:
@@ -337,7 +347,7 @@ class ModbusStub:
         ``rx_ns``; ``peer`` is what ``current_peer()`` returns meanwhile."""
         fc = pdu[0]
         self.stats["requests"] += 1
-        if fc not in CONTRACT_FUNCTIONS:
+        if fc not in self.functions:
             self.stats["illegal_function"] += 1
             self.refusals.note("requests with a function code outside the contract", peer,
                                f"the first: {fc}; answered exception 1, ILLEGAL_FUNCTION")
@@ -382,7 +392,7 @@ class ModbusStub:
                 raise _Refuse(ILLEGAL_VALUE)
             self._check_range(table, address, qty)
             self._serve(table, address, None, rx_ns)
-            cells = self.image.tables[table][address:address + qty]
+            cells = self.cells(table, address, qty)
             data = _pack_bits(cells) if table in BIT_TABLES else struct.pack(f">{qty}H", *cells)
             return bytes([fc, len(data)]) + data
         table, value = _WRITES[fc], qty  # FC5 / FC6: address, value
@@ -393,43 +403,14 @@ class ModbusStub:
         return pdu
 
     def _check_range(self, table: Table, address: int, qty: int, write: bool = False) -> None:
-        if address + qty > len(self.image.tables[table]):
+        if address + qty > self.table_size(table):
             raise _Refuse(ILLEGAL_ADDRESS)
-        if write and (ro := self._read_only.get(table)) and not ro.isdisjoint(range(address, address + qty)):
+        if write and self.read_only(table, address, qty):
             raise _Refuse(ILLEGAL_ADDRESS)  # a point the map marks read-only keeps its value
 
     def _serve(self, table: Table, address: int, values: list[Any] | None, rx_ns: int) -> None:
-        """The model up to the request's arrival, the write (a command) applied, the registers
-        refreshed from the model."""
-        self.requests += 1
-        self.rx_ns = rx_ns
-        self.clock.sync(rx_ns or None)
-        if values is not None and (refused := self._apply_write(table, address, values)):
+        if refused := self.serve(table, address, values, rx_ns):
             raise _Refuse(refused)
-        self.glue.refresh(self.image)
-
-    def _apply_write(self, table: Table, address: int, values: list[Any]) -> ExcCodes | None:
-        """Store a write and hand each written point to the glue as a command. A value the map
-        cannot hold (e.g. an enum code it does not define) is refused with ILLEGAL_VALUE and not
-        stored; the glue may refuse a command (e.g. DEVICE_BUSY)."""
-        img = self.image.tables[table]
-        before = img[address:address + len(values)]
-        img[address:address + len(values)] = values if table not in BIT_TABLES else [bool(v) for v in values]
-        points = self.image.points_in(table, address, len(values))
-        try:
-            written = [(p.name, self.image.get(p.name)) for p in points]
-        except ValueError:
-            img[address:address + len(values)] = before
-            return ExcCodes.ILLEGAL_VALUE
-        try:
-            for name, value in written:
-                if refused := self.glue.on_write(name, value, self.image):
-                    img[address:address + len(values)] = before  # a refused command changes nothing
-                    return refused
-        except Exception:
-            img[address:address + len(values)] = before  # nor does one the model failed on
-            raise
-        return None
 
     def wrong_unit(self, unit: int, peer: str | None, answered: bool) -> None:
         self.stats["wrong_unit"] += 1
@@ -469,10 +450,74 @@ class ModbusStub:
         self.connections[id(conn)] = conn
 
 
+class ModbusStub(ModbusServer):
+    """Serves ``glue``'s model over Modbus with the register map ``rmap`` (TCP or RTU)."""
+
+    def __init__(self, rmap: RegisterMap, glue: DeviceGlue, clock: ModelClock, unit: int = 1) -> None:
+        super().__init__(unit)
+        self.map, self.glue, self.clock = rmap, glue, clock
+        self.image = RegisterImage(rmap)
+        self._read_only = {t: self._read_only_cells(t) for t in ("coil", "holding")}
+        glue.refresh(self.image)
+
+    def replace_glue(self, glue: DeviceGlue) -> None:
+        """A new model (the control endpoint configured one): fresh registers, refreshed from it."""
+        self.glue = glue
+        self.image = RegisterImage(self.map)
+        glue.refresh(self.image)
+
+    def _read_only_cells(self, table: Table) -> frozenset[int]:
+        return frozenset(a for p in self.map.points if p.table == table and p.access == "r"
+                         for a in range(p.address, p.end))
+
+    def table_size(self, table: Table) -> int:
+        return len(self.image.tables[table])
+
+    def read_only(self, table: Table, address: int, qty: int) -> bool:
+        ro = self._read_only.get(table)
+        return bool(ro) and not ro.isdisjoint(range(address, address + qty))  # type: ignore[union-attr]
+
+    def cells(self, table: Table, address: int, qty: int) -> list[Any]:
+        return self.image.tables[table][address:address + qty]
+
+    def serve(self, table: Table, address: int, values: list[Any] | None, rx_ns: int) -> int | None:
+        """The model up to the request's arrival, the write (a command) applied, the registers
+        refreshed from the model."""
+        self.requests += 1
+        self.rx_ns = rx_ns
+        self.clock.sync(rx_ns or None)
+        if values is not None and (refused := self._apply_write(table, address, values)):
+            return refused
+        self.glue.refresh(self.image)
+        return None
+
+    def _apply_write(self, table: Table, address: int, values: list[Any]) -> ExcCodes | None:
+        """Store a write and hand each written point to the glue as a command. A value the map
+        cannot hold (e.g. an enum code it does not define) is refused with ILLEGAL_VALUE and not
+        stored; the glue may refuse a command (e.g. DEVICE_BUSY)."""
+        img = self.image.tables[table]
+        before = img[address:address + len(values)]
+        img[address:address + len(values)] = values if table not in BIT_TABLES else [bool(v) for v in values]
+        points = self.image.points_in(table, address, len(values))
+        try:
+            written = [(p.name, self.image.get(p.name)) for p in points]
+        except ValueError:
+            img[address:address + len(values)] = before
+            return ExcCodes.ILLEGAL_VALUE
+        try:
+            for name, value in written:
+                if refused := self.glue.on_write(name, value, self.image):
+                    img[address:address + len(values)] = before  # a refused command changes nothing
+                    return refused
+        except Exception:
+            img[address:address + len(values)] = before  # nor does one the model failed on
+            raise
+        return None
+
 class _TcpConnection(asyncio.Protocol):
     """One Modbus TCP client: MBAP frames parsed as they come, each answered in order."""
 
-    def __init__(self, stub: ModbusStub) -> None:
+    def __init__(self, stub: ModbusServer) -> None:
         self.stub = stub
         self.buf = bytearray()
         self.transport: asyncio.Transport | None = None
@@ -565,7 +610,7 @@ class _RtuLine:
     exception 1), else it is noise and dropped. Requests for other unit ids (and broadcasts,
     unit 0) are not answered and not executed."""
 
-    def __init__(self, stub: ModbusStub, path: str, baudrate: int, parity: str) -> None:
+    def __init__(self, stub: ModbusServer, path: str, baudrate: int, parity: str) -> None:
         self.stub, self.path = stub, path
         self.loop = asyncio.get_running_loop()
         self.ser = serial.Serial(path, baudrate=baudrate, parity=parity, timeout=0)

@@ -388,3 +388,19 @@ def test_a_write_the_model_fails_on_is_exception_4_told_once_and_changes_nothing
     lines = [r.getMessage() for r in caplog.records]
     assert len(lines) == 2 and "ZeroDivisionError: a model defect at test_stub_modbus_robustness.py:" in lines[0], lines
     assert "refused 99 more" in lines[1] and not any(r.exc_info for r in caplog.records)
+
+
+def test_the_do_module_answers_as_the_devices_do():
+    """The stub's relay module (``--actuator-modbus``) is served by the same server: FC1, FC5,
+    FC15 only (FC3 and FC22 exception 1, FC5 0001 exception 3), another unit id exception 0x0B,
+    an address past its outputs exception 2 — and no traceback on its stderr."""
+    with launch("wagering", "--modbus", "tcp://127.0.0.1:0", "--actuator-modbus", "tcp://127.0.0.1:0") as stub:
+        with socket.create_connection(tcp_address(stub.actuator)) as sock:
+            answers = exchange(sock, mbap(1, 1, b"\x03\x00\x00\x00\x01") + mbap(2, 1, b"\x16\x00\x00\xff\xff\x00\x00")
+                               + mbap(3, 1, b"\x05\x00\x00\x00\x01") + mbap(4, 9, b"\x01\x00\x00\x00\x01")
+                               + mbap(5, 1, b"\x01\xff\x00\x00\x01") + mbap(6, 1, b"\x01\x00\x00\x00\x02"), 6)
+        with open(f"/proc/{stub.proc.pid}/fd/2", "rb") as err:
+            text = err.read().decode()
+    assert [pdu for _, _, pdu in answers] == [b"\x83\x01", b"\x96\x01", b"\x85\x03", b"\x81\x0b", b"\x81\x02",
+                                              b"\x01\x01\x00"]
+    assert "Traceback" not in text and "refused requests for unit id 9" in text, text[-800:]
