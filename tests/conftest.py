@@ -89,14 +89,15 @@ def _no_leaks():
 #: workers finish together: with ``--maxschedchunk 1`` each worker holds its running test and one
 #: more, and takes the next when it is free; a long test left to the end keeps one worker busy
 #: while the other idles. The stub comparisons and the real-time lock-out runs wait on the wall
-#: clock (their shards run at once), the others are CPU.
+#: clock, the others are CPU.
 LONG_FIRST = (
     "test_e2e_kill9_campaign.py::test_kill9_campaign_fifty_kills",  # the soak tier only (skipped otherwise)
     "test_e2e_suite_stubs.py::test_bundled_scenarios_same_verdicts_on_stubs[modbus]",
     "test_e2e_blackjack_suite_stubs.py",
     "test_e2e_suite_stubs.py::test_bundled_scenarios_same_verdicts_on_stubs[serial]",
     "test_e2e_kill9_campaign.py::test_kill9_campaign",
-    "test_e2e_vendor_peer.py::test_real_time_lockouts_through_a_relay_module_are_judged",
+    "test_e2e_vendor_peer.py::test_relay_operate_time_does_not_hide_a_slow_lockout",
+    "test_e2e_vendor_peer.py::test_lockout_through_a_declared_relay_delay_is_judged",
     "test_e2e_roulette_suite_stubs.py",
     "test_hil_suite.py::test_bundled_scenario_meets_expectation[stat_imbalanced_wheel]",
     "test_hil_suite.py::test_bundled_scenario_meets_expectation[stat_unbiased_wheel]",
