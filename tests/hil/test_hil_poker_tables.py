@@ -15,6 +15,7 @@ import simpy
 from devices.card_shoe import CardShoeParams, CardShoeSim
 from hil.bench import Devices, load_bench
 from hil.checks import CheckConfig, run_checks
+from hil.checks.adversary import ADVERSARY_CHECKS
 from hil.checks.base import RoundView
 from hil.checks.poker import replay_crazy4
 from hil.config import ConfigError
@@ -32,6 +33,8 @@ def _scenario(body: str):
 
 
 EVIDENCE = "EVIDENCE-link"
+#: the late-bet adversary's checks (hil.checks.adversary): indeterminate in a scenario without one
+LATE_BETS = frozenset(c.id for checks in ADVERSARY_CHECKS.values() for c in checks)
 
 
 def _run(tmp_path: Path, body: str) -> tuple[list[Event], dict, dict[str, str]]:
@@ -43,7 +46,7 @@ def _run(tmp_path: Path, body: str) -> tuple[list[Event], dict, dict[str, str]]:
         events = list(r.events())
     # the table's own checks (EVIDENCE-link, the run's evidence of every table, is judged on its own:
     # void rounds a broken shoe forces fail it, as they should)
-    verdicts = {c.id: c.verdict for c in run_checks(trace, CheckConfig()) if c.id != EVIDENCE}
+    verdicts = {c.id: c.verdict for c in run_checks(trace, CheckConfig()) if c.id != EVIDENCE and c.id not in LATE_BETS}
     return events, stats, verdicts
 
 
@@ -156,7 +159,8 @@ def test_a_silent_shoe_voids_the_round_and_refunds_every_wager(tmp_path):
     assert not _kinds(events, "pay", "collect")
     assert [(e["void"], e["reason"]) for e in ends] == [(True, "card_reader")] * 2
     assert ctl.stats["void_rounds"] == 2
-    results = {c.id: c for c in run_checks(tmp_path / "t.sqlite", CheckConfig()) if c.id != EVIDENCE}
+    results = {c.id: c for c in run_checks(tmp_path / "t.sqlite", CheckConfig()) if c.id != EVIDENCE
+               and c.id not in LATE_BETS}
     assert {c.verdict for c in results.values()} == {"indeterminate"}  # nothing settled, nothing wrong
     refunded = {c.id: next(m.value for m in c.measurements if m.name == "wagers_refunded_void") for c in results.values()
                 if c.id != "UTH-653b.4d-before-cards-removed"}
