@@ -60,24 +60,39 @@ def _archive_previous(out: Path) -> None:
         shutil.move(str(p), dest / p.name)
 
 
+def check_scenario(loaded, bench) -> None:
+    """What ``run`` checks of a loaded scenario before it runs anything: its own Rules Submission
+    (refused now, not mid-run; one that cannot be read is said at the scenario's field) and the
+    seats it needs of the bench (``hil.scenario.check_against_bench``). ConfigError otherwise."""
+    from hil.runner import scenario_rules
+    from hil.scenario import check_against_bench, field_line
+
+    try:
+        scenario_rules(loaded)
+    except ConfigError as exc:
+        if exc.line is None and exc.source != loaded.path:  # the file it names cannot be read
+            raise ConfigError(loaded.path, field_line(loaded, ("rules_submission",)), "rules_submission",
+                              f"{exc.source}: {exc.message}") from None
+        raise
+    check_against_bench(loaded, bench)
+
+
 def load_run_inputs(paths: list[Path] | None, bench: Path | None, rules: Path | None,
                     roulette_x_rules: Path | None, max_rounds: int | None = None) -> tuple:
     """Everything ``run`` reads before it runs anything: (scenarios, bench, rules, Roulette X rules).
-    A bad file raises ConfigError (file, line, field): ``run`` exits 2 and nothing runs. The
-    scenarios are checked against the bench (``hil.scenario.check_against_bench``: seats)."""
+    A bad file raises ConfigError (file, line, field): ``run`` exits 2 and nothing runs. Each
+    scenario is checked with ``check_scenario`` (its Rules Submission, the bench's seats)."""
     from hil.bench import load_bench
-    from hil.runner import load_roulette_x_rules, load_rules, scenario_rules
-    from hil.scenario import check_against_bench, discover, load_scenario
+    from hil.runner import load_roulette_x_rules, load_rules
+    from hil.scenario import discover, load_scenario
 
     files = discover(list(paths) if paths else [BUNDLED_SUITE])
     if not files:
         raise ConfigError(str(paths or BUNDLED_SUITE), None, "", "no scenario files (*.yaml) found")
     scenarios = [load_scenario(f) for f in files]
-    for s in scenarios:  # a scenario's own Rules Submission is refused now, not mid-run
-        scenario_rules(s)
     loaded_bench = load_bench(bench)
-    for s in scenarios:  # players and the probe within the bench's seats
-        check_against_bench(s, loaded_bench)
+    for s in scenarios:
+        check_scenario(s, loaded_bench)
     loaded_rules = load_rules(rules)
     loaded_rx = load_roulette_x_rules(roulette_x_rules)
     names = [s.scenario.name for s in scenarios]

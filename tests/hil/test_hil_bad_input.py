@@ -331,3 +331,12 @@ def test_unknown_paytables_and_scenario_files_are_located_and_named():
     assert e.field == "poker.side.trips" and e.line == line_of(uth, "trips: E") and "has E" in e.message
     res = CliRunner().invoke(app, ["run", str(ROOT / "scenarios/crazy_time/normal_ply.yaml")])
     assert res.exit_code == 2 and "did you mean 'normal_play.yaml'" in res.output
+
+
+def test_a_rules_submission_the_scenario_names_that_cannot_be_read_is_said_at_its_field(tmp_path):
+    for value in ("no-such-rules.toml", "''"):
+        f = tmp_path / "s.yaml"
+        f.write_text(SCENARIO + f"rules_submission: {value}\n", encoding="utf-8")
+        with pytest.raises(ConfigError, match="cannot read") as e:
+            load_run_inputs([f], None, None, None)
+        assert (e.value.source, e.value.field, e.value.line) == (str(f), "rules_submission", len(SCENARIO.splitlines()) + 1)

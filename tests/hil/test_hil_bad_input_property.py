@@ -5,8 +5,8 @@ re-indented; values replaced by a wrong type, a huge, negative or non-finite num
 unknown and misspelt keys; truncation; random bytes and bad unicode.
 
 They go through the loaders ``croupier run`` calls, in its order (``hil.cli.load_run_inputs``:
-``load_scenario``, ``scenario_rules``, ``check_against_bench`` against the embedded bench;
-``load_bench``; ``load_rules`` / ``load_roulette_x_rules``), in-process, from a file on disk (so
+``load_scenario`` and ``check_scenario`` against the embedded bench; ``load_bench`` and
+``check_scenario`` of normal play on it; ``load_rules`` / ``load_roulette_x_rules``), in-process, from a file on disk (so
 the bytes are decoded as the CLI decodes them). Default suite: 1,000 inputs of each kind; the slow
 one: ``CROUPIER_FUZZ_N`` (default 10,000). The counts are printed (``-s``) and, with
 ``CROUPIER_FUZZ_REPORT=FILE``, written to FILE as JSON.
@@ -26,9 +26,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hil.bench import load_bench
+from hil.cli import check_scenario
 from hil.config import ConfigError
-from hil.runner import load_roulette_x_rules, load_rules, scenario_rules
-from hil.scenario import check_against_bench, load_scenario
+from hil.runner import load_roulette_x_rules, load_rules
+from hil.scenario import load_scenario
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = sorted((ROOT / "scenarios").glob("*/*.yaml"))
@@ -118,12 +119,9 @@ def mutate(text: str, rnd: random.Random, toml: bool) -> bytes:
 def load(kind: str, path: Path, base: int) -> None:
     """What ``croupier run`` loads of this kind (``hil.cli.load_run_inputs``), the other inputs the defaults."""
     if kind == "scenario":
-        s = load_scenario(path)
-        scenario_rules(s)
-        check_against_bench(s, EMBEDDED)
+        check_scenario(load_scenario(path), EMBEDDED)
     elif kind == "bench":
-        b = load_bench(path)
-        check_against_bench(NORMAL_PLAY, b)
+        check_scenario(NORMAL_PLAY, load_bench(path))
     elif RULES[base].name.startswith("roulette_x"):
         load_roulette_x_rules(path)
     else:
