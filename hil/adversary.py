@@ -103,6 +103,7 @@ class Adversary:
         n = ctl.trace.round
         env = ctl.env
         self._unsent(ctl)
+        self.in_flight = 0  # a press the last round never had answered holds no slot of this one
         offsets = self.offsets(n)
         self.window_end = t_no_more_bets + self.settings.window_s[1]
         self._say(ctl, "adversary_plan", {"round": n, "no_more_bets_s": t_no_more_bets, "seat": self.seat,
@@ -161,7 +162,7 @@ class Adversary:
                                            if e.ok else {"lost": str(e.value)})}))
 
     def _answered(self, ctl: TableCroupier, payload: dict[str, Any]) -> None:
-        self.in_flight -= 1
+        self.in_flight = max(0, self.in_flight - 1)
         self._say(ctl, "adversary_answer", payload)
         while self.waiting:
             _ctl, info = self.waiting.popleft()
