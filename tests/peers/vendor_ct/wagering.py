@@ -87,6 +87,9 @@ class WageringDevice(RegisterDevice):
     #: the per-seat display registers (input 11–122: ``seat_press_count``, ``seat_last_*``), which
     #: the page calls informative and a map may leave out
     seat_registers: bool = True
+    #: the table's stake limits (the terminal's configuration): a press outside them is refused
+    min_stake_cents: int = 10
+    max_stake_cents: int = 500_000
     #: the supervisor key (16 bytes; the device's configuration, as its button stakes)
     supervisor_key: bytes = field(default_factory=lambda: secrets.token_bytes(16))
     name: str = "wagering"
@@ -97,7 +100,8 @@ class WageringDevice(RegisterDevice):
         if len(self.button_stake_cents) != self.seats:
             raise ValueError(f"one button stake per seat: {self.seats} seats, "
                              f"{len(self.button_stake_cents)} stakes")
-        inputs = ((Block(0, 123) if self.seat_registers else Block(0, 11)), Block(200, 256), Block(460, 16))
+        # 460..475 the button stakes, 476..479 the table's stake limits (the default map's optional group)
+        inputs = ((Block(0, 123) if self.seat_registers else Block(0, 11)), Block(200, 256), Block(460, 20))
         holding = ((Block(0, 43),) if self.injection else ()) + (Block(ROUND_OPEN_SEQ, 1 + KEY_WORDS),)
         self.tables = {COILS: (Block(0, 2),), DISCRETE: (), HOLDING: holding, INPUT: inputs}
         if len(self.supervisor_key) != 16 or not any(self.supervisor_key):
@@ -128,8 +132,8 @@ class WageringDevice(RegisterDevice):
     def _decide(self, seat: int, stake: int, t: float) -> tuple[str, str]:
         if not 1 <= seat <= self.seats:
             return "rejected", "invalid_seat"
-        if stake <= 0:
-            return "rejected", "invalid_stake"
+        if not self.min_stake_cents <= stake <= self.max_stake_cents:
+            return "rejected", "invalid_stake"  # outside the table's limits (0: no stake)
         if not self.ever_opened:
             return "rejected", "betting_closed"
         if self.lockout_eff_s is not None and t >= self.lockout_eff_s and not self.lockout_ignored:
@@ -234,6 +238,12 @@ class WageringDevice(RegisterDevice):
             if (1 in touched and regs[1] >= len(SPOTS)) or (6 in touched and regs[6] >= len(SPOTS)) \
                     or (9 in touched and regs[9] > 16):
                 return ExcCodes.ILLEGAL_VALUE
+            # a stake outside the table's limits: refused, nothing pressed or armed (modbus-wagering.md)
+            if (4 in touched and regs[4] != self.holding[4]
+                    and not self.min_stake_cents <= from_words(regs[2:4]) <= self.max_stake_cents) \
+                    or (42 in touched and regs[42] != self.holding[42] and regs[9]
+                        and not self.min_stake_cents <= from_words(regs[7:9]) <= self.max_stake_cents):
+                return ExcCodes.ILLEGAL_VALUE
             if 4 in touched and regs[4] != self.holding[4]:   # injected press
                 self._register(now_s, regs[0], regs[1], from_words(regs[2:4]), "inject")
             if 42 in touched and regs[42] != self.holding[42]:  # arm the probe
@@ -277,6 +287,8 @@ class WageringDevice(RegisterDevice):
                 img.put(59 + 4 * i, u64(c.at(p.press_s)))
                 img.put(91 + 4 * i, u64(c.at(p.answer_s)))
             img.put(460 + 2 * i, u32(self.button_stake_cents[i]))
+        img.put(476, u32(self.min_stake_cents))
+        img.put(478, u32(self.max_stake_cents))
         for p in done[-LOG_SIZE:]:
             e = (p.press_id - 1) % LOG_SIZE
             img.put(200 + 2 * e, u32(p.press_id))
