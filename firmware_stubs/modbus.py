@@ -340,7 +340,6 @@ class ModbusServer:
         """The values a read answers (after ``serve``)."""
         raise NotImplementedError
 
-
     # ------------------------------------------------------------- one request
     def handle_pdu(self, pdu: bytes, rx_ns: int, peer: str | None) -> bytes:
         """The response PDU to the request PDU ``pdu`` (for this unit), whose bytes arrived at
@@ -443,7 +442,7 @@ class ModbusServer:
         if len(self.connections) >= MAX_CONNECTIONS:
             oldest = min(self.connections.values(), key=lambda c: (c.served > 0, c.last_ns))
             self.stats["evicted"] += 1
-            self.refusals.note("connections over the limit (the one idle the longest was closed)", oldest.peer,
+            self.refusals.note("connections over the limit (closed: one never served first, else the idlest)", oldest.peer,
                                f"at most {MAX_CONNECTIONS} clients")
             self.connections.pop(id(oldest), None)
             oldest.abort()
