@@ -13,8 +13,8 @@ from typing import Any, TypeVar
 import pydantic
 import yaml
 
-from rules.parsing import (MAX_DEPTH, data_problem, describe, did_you_mean, first_error, nearest, toml_error_line,
-                           toml_error_message, toml_nesting_line)
+from rules.parsing import (MAX_DEPTH, TomlLines, data_problem, describe, did_you_mean, first_error, nearest,
+                           toml_error_line, toml_error_message, toml_nesting_line)
 
 __all__ = ["MAX_DEPTH", "ConfigError", "config_error", "did_you_mean", "dotted", "nearest", "parse_toml",
            "parse_yaml", "read_text", "validate"]
@@ -167,34 +167,9 @@ def parse_yaml(text: str, source: str) -> tuple[Any, _LineMap]:
 
 
 # ----------------------------------------------------------------------------- TOML
-class _TomlLines:
-    """Best-effort line lookup for a dotted field in TOML text (tomllib keeps no positions)."""
-
-    def __init__(self, text: str) -> None:
-        self.lines = text.splitlines()
-
-    def line(self, loc: Sequence[Any]) -> int | None:
-        # Find the table header of the deepest matching prefix, then the key below it.
-        parts = [str(p) for p in loc]
-        start, found = 0, None
-        for depth in range(len(parts), 0, -1):
-            header = "[" + ".".join(parts[:depth]) + "]"
-            for i, raw in enumerate(self.lines):
-                if raw.strip() == header:
-                    start, found = i, i + 1
-                    break
-            if found:
-                rest = parts[depth:]
-                break
-        else:
-            rest = parts
-        if rest:
-            key = rest[0]
-            for i in range(start, len(self.lines)):
-                stripped = self.lines[i].lstrip()
-                if stripped.startswith((key + " ", key + "=", f'"{key}"')):
-                    return i + 1
-        return found
+#: the line of each key of a TOML text (``rules.parsing.TomlLines``: tables, arrays of tables, dotted
+#: and quoted keys)
+_TomlLines = TomlLines
 
 
 def parse_toml(text: str, source: str) -> tuple[dict[str, Any], _TomlLines]:

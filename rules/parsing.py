@@ -9,6 +9,7 @@ the same bad value with the same words (STYLE.md § 2, § 13).
 from __future__ import annotations
 
 import difflib
+import json
 import math
 import re
 import types
@@ -232,7 +233,7 @@ def _non_finite(value: Any) -> bool:
     return isinstance(value, float) and not math.isfinite(value)
 
 
-_LEADING_FIELD = re.compile(r"^'?([A-Za-z_][\w-]*(?:\.[\w-]+)*)'?(?::| is | are )")
+_LEADING_FIELD = re.compile(r"^'?([A-Za-z_][\w-]*(?:\.[\w-]+)*)'?(?::| is | are | must )")
 
 
 def first_error(errors: list[dict[str, Any]]) -> dict[str, Any]:
@@ -282,3 +283,103 @@ def describe(err: dict[str, Any], model: Any) -> tuple[tuple, str]:
         if located and m[0].endswith(":"):  # the field is said apart: not twice
             msg = msg[m.end():].lstrip()
     return loc, msg
+
+
+# ----------------------------------------------------------------------------- TOML lines
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def _toml_key(s: str, i: int) -> tuple[list[str], int] | None:
+    """The dotted key at ``s[i:]`` (bare, "basic" or 'literal' parts) and the index after it."""
+    parts: list[str] = []
+    n = len(s)
+    while True:
+        while i < n and s[i] in " \t":
+            i += 1
+        if i < n and s[i] == '"':
+            j, buf = i + 1, []
+            while j < n and s[j] != '"':
+                step = 2 if s[j] == "\\" else 1
+                buf.append(s[j:j + step])
+                j += step
+            if j >= n:
+                return None
+            raw = "".join(buf)
+            try:
+                parts.append(json.loads(f'"{raw}"'))
+            except ValueError:
+                parts.append(raw)
+            i = j + 1
+        elif i < n and s[i] == "'":
+            j = s.find("'", i + 1)
+            if j < 0:
+                return None
+            parts.append(s[i + 1:j])
+            i = j + 1
+        else:
+            m = _BARE_KEY.match(s, i)
+            if m is None:
+                return None
+            parts.append(m[0])
+            i = m.end()
+        while i < n and s[i] in " \t":
+            i += 1
+        if i < n and s[i] == ".":
+            i += 1
+            continue
+        return parts, i
+
+
+class TomlLines:
+    """The line of each key of a TOML text (``tomllib`` keeps no positions): tables, arrays of
+    tables (their elements by index), dotted and quoted keys. ``line(loc)``: the line of the
+    deepest key of ``loc`` (a pydantic location) the text holds, or None."""
+
+    def __init__(self, text: str) -> None:
+        self.where: dict[tuple, int] = {}
+        table: tuple = ()
+        counts: dict[tuple, int] = {}
+        open_string: str | None = None
+        for n, raw in enumerate(text.splitlines(), 1):
+            s = raw.strip()
+            if open_string is not None:  # inside a multi-line string
+                if open_string in raw:
+                    open_string = None
+                continue
+            if not s or s.startswith("#"):
+                continue
+            if s.startswith("[["):
+                got = _toml_key(s, 2)
+                if got and s[got[1]:].startswith("]]"):
+                    key = tuple(got[0])
+                    index = counts.get(key, 0)
+                    counts[key] = index + 1
+                    table = (*key, index)
+                    self._note(table, n)
+                continue
+            if s.startswith("["):
+                got = _toml_key(s, 1)
+                if got and s[got[1]:].startswith("]"):
+                    table = tuple(got[0])
+                    self._note(table, n)
+                continue
+            got = _toml_key(s, 0)
+            if got and s[got[1]:].startswith("="):
+                self._note((*table, *got[0]), n)
+                value = s[got[1] + 1:].strip()
+                for quote in ('"""', "'''"):
+                    if value.startswith(quote) and value.count(quote) == 1:
+                        open_string = quote
+
+    def _note(self, key: tuple, line: int) -> None:
+        for k in range(1, len(key) + 1):
+            self.where.setdefault(key[:k], line)
+
+    def line(self, loc: Sequence[Any]) -> int | None:
+        loc = tuple(p for p in loc if p != "[key]")
+        for depth in range(len(loc), 0, -1):
+            prefix = loc[:depth]
+            for key in (prefix, tuple(str(p) for p in prefix)):
+                if key in self.where:
+                    return self.where[key]
+        return None

@@ -8,7 +8,6 @@ the packaged default is ``importlib.resources.files("rules") / DEFAULT_RULES_RES
 
 from __future__ import annotations
 
-import re
 import tomllib
 from fractions import Fraction
 from typing import Annotated, Any, Literal, TypeVar
@@ -18,7 +17,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 from rules.bonus import CASH_HUNT_RANGE, COIN_FLIP_RANGE, CTW_RANGE, DEFAULT_RESCUE_READING, PACHINKO_RANGE, RescueReading
 from rules.crazy_time import SPOTS, TOP_SLOT_REEL2, Spot
 from rules.pachinko import Lattice
-from rules.parsing import MAX_DEPTH, data_problem, describe, first_error, toml_error_line, toml_error_message, toml_nesting_line
+from rules.parsing import MAX_DEPTH, TomlLines, data_problem, describe, first_error, toml_error_line, toml_error_message, toml_nesting_line
 
 #: The packaged reference Rules Submission (PAR calibrated by ``rules.calibration``), relative to the ``rules`` package.
 DEFAULT_RULES_RESOURCE = "data/crazy_time_reference.toml"
@@ -224,16 +223,8 @@ class RulesSubmissionError(ValueError):
 
 
 def _line_of(text: str, path: tuple[str, ...]) -> int | None:
-    """Best effort: the 1-based line defining ``path`` — each key searched as a key or table
-    name at the start of a line, after the line where its parent was found."""
-    lines, start, found = text.splitlines(), 0, None
-    for key in path:
-        pattern = re.compile(rf"""\s*\[*\s*(?:[\w"'-]+\s*\.\s*)*["']?{re.escape(key)}["']?\s*[=.\]]""")
-        hit = next((i for i in range(start, len(lines)) if pattern.match(lines[i])), None)
-        if hit is None:
-            break
-        start = found = hit
-    return None if found is None else found + 1
+    """The 1-based line defining ``path`` (or its deepest parent the text holds): ``TomlLines``."""
+    return TomlLines(text).line(path)
 
 
 def parse_toml_model(model: type[M], text: str, source: str = "<string>") -> M:

@@ -340,3 +340,15 @@ def test_a_rules_submission_the_scenario_names_that_cannot_be_read_is_said_at_it
         with pytest.raises(ConfigError, match="cannot read") as e:
             load_run_inputs([f], None, None, None)
         assert (e.value.source, e.value.field, e.value.line) == (str(f), "rules_submission", len(SCENARIO.splitlines()) + 1)
+
+
+def test_toml_lines_of_quoted_dotted_keys_and_arrays_of_tables():
+    """A bench written with quoted keys, dotted keys and spaced headers: the line of the field still."""
+    text = ('schema = 1\nname = "q"\n[ "devices" . "wagering" ]\n"kind" = "sim"\nparams.seats = 7\n'
+            'params."answer_delay_s" = -1\n')
+    e = bench_error(text)
+    assert e.field == "devices.wagering.params.answer_delay_s" and e.line == 6, str(e)
+    from rules.parsing import TomlLines
+
+    lines = TomlLines('[[points]]\nname = "a"\n[[points]]\nname = "b"\ndescription = """\nx = 1\n"""\naddress = 3\n')
+    assert (lines.line(("points", 1, "address")), lines.line(("points", 0, "name")), lines.line(("x",))) == (8, 2, None)
