@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from concurrent.futures import ThreadPoolExecutor, wait
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -94,26 +95,6 @@ def shards(items: list, k: int, cost=lambda item: 1.0) -> list[list]:
     return [[items[i] for i in sorted(idx)] for idx in out]
 
 
-@contextmanager
-def all_at_once(contexts: list):
-    """Enter every context manager of ``contexts`` at the same time (each in a thread: a peer's or
-    a stub's start is mostly waiting for it to say it is up); yields their values in order; exits
-    all of them (in reverse) when done, and those that entered if another one failed."""
-    with ExitStack() as stack, ThreadPoolExecutor(max_workers=max(1, len(contexts))) as pool:
-        futures = [pool.submit(cm.__enter__) for cm in contexts]
-        values, first_error = [], None
-        for cm, f in zip(contexts, futures):
-            try:
-                values.append(f.result())
-            except BaseException as exc:  # noqa: BLE001 - re-raised below, after the others are ended
-                first_error = first_error or exc
-                continue
-            stack.push(cm.__exit__)
-        if first_error is not None:
-            raise first_error
-        yield values
-
-
 def croupier_env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)}
 
@@ -128,51 +109,77 @@ def stub_launches(roles: dict[str, str], wire: str, time_scale: float, extra: di
                           *(extra or {}).get(role, []))) for role, device in roles.items()]
 
 
-def _croupier_on_stubs(launches, argv_for, timeout_s: float) -> subprocess.CompletedProcess:
-    """One shard: its stubs started (one after the other), ``croupier ARGV`` run in its own process
-    with ``argv_for(role -> (url, control url))``, the stubs ended by their pids."""
-    cmd = [sys.executable, "-c", "from hil.cli import main; main()"]
-    with ExitStack() as stack:
-        urls, procs = {}, []
-        for role, cm in launches:
-            stub = stack.enter_context(cm)
-            urls[role] = (stub.url, stub.control)
-            procs.append(stub.proc)
-        argv = argv_for(urls)
-        with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:  # never a full pipe
-            proc = subprocess.Popen([*cmd, *argv], cwd=ROOT, env=croupier_env(), stdout=out, stderr=err)
-            try:
-                proc.wait(timeout=timeout_s)
-            finally:
-                if proc.poll() is None:
-                    proc.kill()
-                    proc.wait()
-            for stub in procs:  # all at once; each launch then waits for its own
-                stub.terminate()
-            out.seek(0)
-            err.seek(0)
-            return subprocess.CompletedProcess([*cmd, *argv], proc.returncode, out.read().decode(errors="replace"),
-                                               err.read().decode(errors="replace"))
+#: how many stubs start at a time: a stub's start is ≈ 0.7 s of CPU (its imports), so more at once
+#: on two cores only makes each later (and a loaded machine can then miss a stub's READY timeout)
+STARTS_AT_ONCE = 3
+
+
+class Shards:
+    """What ``shards_on_stubs`` yields: ``results`` (each shard's completed ``croupier`` process,
+    in order) is set once the block is left."""
+
+    results: list[subprocess.CompletedProcess]
 
 
 @contextmanager
 def shards_on_stubs(work: list[tuple[list, object]], timeout_s: float = SHARD_TIMEOUT_S):
     """Each shard of ``work`` — (its ``stub_launches``, ``argv_for``: role -> (url, control) to the
-    ``croupier`` arguments, e.g. ``run FILES --bench B --out O``) — in a thread of its own: its
-    stubs started, its ``croupier`` run, its stubs ended, all shards at once. Yields while they
-    run (the caller may run the simulated side meanwhile); on leaving, waits for every shard and
-    sets ``.results`` (each shard's completed process, in order) on the yielded object."""
-    class Shards:
-        results: list[subprocess.CompletedProcess]
-
+    ``croupier`` arguments, e.g. ``run FILES --bench B --out O``) — on stubs of its own, in two
+    phases so that no shard's scenarios share the CPU with a start: (1) while the block runs
+    (the caller's simulated side), every shard's stubs start, ``STARTS_AT_ONCE`` at a time;
+    (2) on leaving the block, every shard's ``croupier`` starts at once in its own process, and
+    when all have ended (a process past ``timeout_s`` is killed by its pid) the stubs are ended
+    by their pids and ``.results`` set on the yielded ``Shards``."""
     handle = Shards()
-    with ThreadPoolExecutor(max_workers=max(1, len(work))) as pool:
-        futures = [pool.submit(_croupier_on_stubs, launches, argv_for, timeout_s) for launches, argv_for in work]
+    cmd = [sys.executable, "-c", "from hil.cli import main; main()"]
+    flat = [(i, role, cm) for i, (launches, _) in enumerate(work) for role, cm in launches]
+    with ExitStack() as stack:
+        with ThreadPoolExecutor(max_workers=max(1, min(len(flat), STARTS_AT_ONCE))) as pool:
+            futures = [pool.submit(cm.__enter__) for _, _, cm in flat]
+            try:
+                yield handle
+            finally:
+                wait(futures)
+                first_error = None
+                for (_, _, cm), f in zip(flat, futures):
+                    if f.exception() is None:
+                        stack.push(cm.__exit__)
+                    else:
+                        first_error = first_error or f.exception()
+            if first_error is not None:
+                raise first_error
+        stubs = [f.result() for f in futures]
+        urls: list[dict[str, tuple[str, str]]] = [{} for _ in work]
+        for (i, role, _), stub in zip(flat, stubs):
+            urls[i][role] = (stub.url, stub.control)
+        argvs = [argv_for(u) for (_, argv_for), u in zip(work, urls)]
+        logs, procs = [], []
         try:
-            yield handle
+            for argv in argvs:
+                out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()  # never a full pipe
+                logs.append((out, err))
+                procs.append(subprocess.Popen([*cmd, *argv], cwd=ROOT, env=croupier_env(), stdout=out, stderr=err))
+            deadline = time.monotonic() + timeout_s
+            for p in procs:
+                p.wait(timeout=max(0.0, deadline - time.monotonic()))
+            results = []
+            for argv, p, (out, err) in zip(argvs, procs, logs):
+                out.seek(0)
+                err.seek(0)
+                results.append(subprocess.CompletedProcess([*cmd, *argv], p.returncode,
+                                                           out.read().decode(errors="replace"),
+                                                           err.read().decode(errors="replace")))
+            handle.results = results
         finally:
-            wait(futures)
-    handle.results = [f.result() for f in futures]
+            for p in procs:
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
+            for out, err in logs:
+                out.close()
+                err.close()
+            for stub in stubs:  # all at once; each launch then waits for its own on the way out
+                stub.proc.terminate()
 
 
 def merged_reports(outs: list[Path]) -> dict:
