@@ -62,7 +62,8 @@ from devices.top_slot import TopSlotParams
 from devices.wagering import WageringParams
 from firmware_stubs.board import MultiplierBoardGlue, load_rules
 from firmware_stubs.coin_flipper import CoinFlipperGlue
-from firmware_stubs.control import ControlServer, check_token, control_url, generator, new_token, validate_params
+from firmware_stubs.control import (ControlServer, TruthRing, check_token, control_url, generator, new_token,
+                                    validate_params)
 from firmware_stubs.ctw_wheel import CtwWheelGlue
 from firmware_stubs.exposure import LOOPBACK, ExposureRefused, Listener, check_exposure
 from firmware_stubs.illuminator import IlluminatorGlue, load_roulette_x
@@ -137,7 +138,8 @@ class DeviceHost:
                 raise SystemExit(f"--rules: {exc}") from None
         wants_truth = args.truth_file and args.device == "wagering"  # the other devices ignore --truth-file
         self.truth_file = open(args.truth_file, "a", encoding="utf-8") if wants_truth else None  # noqa: SIM115
-        self.truth_records: list[dict] = []
+        #: the newest lock-outs' truth for the control endpoint (bounded; --truth-file keeps them all)
+        self.truth_records = TruthRing()
         self.on_new_glue = lambda glue: None
         #: the supervisor key (``--supervisor-key`` or drawn in ``main``): the stub's, kept across configure
         self.supervisor_key: bytes | None = getattr(args, "supervisor_key_bytes", None)
@@ -263,7 +265,7 @@ async def _main(args: argparse.Namespace) -> None:
     control = None
     if args.control:
         curl = ModbusUrl.parse(args.control)
-        control = ControlServer(host.configure, lambda: list(host.truth_records), host.set_clock, host.info,
+        control = ControlServer(host.configure, host.truth_records.answer, host.set_clock, host.info,
                                 token=args.control_token, allow_remote=args.allow_remote)
         where += f" control={control_url(curl.host, await control.start(curl.host, curl.port), args.control_token)}"
     relays = None
@@ -361,7 +363,7 @@ def _serve_serial(args: argparse.Namespace) -> None:
         if args.control:
             curl = ModbusUrl.parse(args.control)
             server = ControlServer(lambda raw, seed, rules: _in_loop(stub, host.configure, raw, seed, rules),
-                                   lambda: _in_loop(stub, lambda: list(host.truth_records)),
+                                   lambda: _in_loop(stub, host.truth_records.answer),
                                    lambda ppm: _in_loop(stub, host.set_clock, ppm), lambda: _in_loop(stub, host.info),
                                    token=args.control_token, allow_remote=args.allow_remote)
             control = ControlThread(server, curl.host, curl.port)

@@ -15,8 +15,10 @@ Requests and answers (token omitted):
   device clock running on; ``rules`` is the Rules Submission (the Top Slot's PAR, the
   multiplier board's distributions; the other devices ignore it) →
   ``{"ok": true, "params": {effective params}}``
-* ``{"op": "truth"}`` → ``{"ok": true, "truth": [...]}``: the ground truth recorded since the last
-  configure (the wagering device: each lock-out's command time and drawn latency)
+* ``{"op": "truth"}`` → ``{"ok": true, "truth": [...], "dropped": N}``: the ground truth recorded since
+  the last configure (the wagering device: each lock-out's command time and drawn latency), its
+  newest ``TRUTH_KEPT`` records; ``dropped`` counts the older ones no longer kept (``TruthRing``),
+  so a truth with ``dropped > 0`` is incomplete (``--truth-file`` keeps every record)
 * ``{"op": "clock", "ppm": X}`` → ``{"ok": true, "clock": {"ppm": X, "time_scale": S}}``: the
   device clock runs X ppm fast from now on (negative: slow), continuous at this instant; without
   ``ppm``, the clock's current rate is answered and left alone (docs/wire/clock.md)
@@ -33,6 +35,7 @@ fault scenario runs the same on a stub as on the SimPy model.
 from __future__ import annotations
 
 import asyncio
+import collections
 import dataclasses
 import hmac
 import importlib.resources
@@ -59,6 +62,8 @@ UNAUTHORISED = {"ok": False, "error": "unauthorised"}
 MAX_LINE_BYTES = 1 << 20
 #: a connection that sends nothing for this long is closed (a stranger's idle sockets are not kept)
 IDLE_TIMEOUT_S = 60.0
+#: the ground-truth records a stub keeps for the ``truth`` answer (≈ 270 B each: ≈ 2.7 MB at most)
+TRUTH_KEPT = 10_000
 
 
 def new_token() -> str:
@@ -130,6 +135,33 @@ class RefusalLog:
             self.suppressed, self.suppressed_peers = 0, []
 
 
+class TruthRing:
+    """The ground truth a stub keeps for the control endpoint: the newest ``kept`` records (one per
+    lock-out for the wagering device), and how many older ones were dropped to stay within that —
+    a stub's life of rounds never grows its memory, and a truth that is incomplete says so."""
+
+    def __init__(self, kept: int = TRUTH_KEPT) -> None:
+        self.records: collections.deque[dict[str, Any]] = collections.deque(maxlen=kept)
+        self.dropped = 0
+
+    def append(self, record: dict[str, Any]) -> None:
+        if len(self.records) == self.records.maxlen:
+            self.dropped += 1
+        self.records.append(record)
+
+    def clear(self) -> None:
+        """A fresh model (configure): its truth starts empty and complete."""
+        self.records.clear()
+        self.dropped = 0
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def answer(self) -> dict[str, Any]:
+        """The ``truth`` answer's fields: ``{"truth": [kept records, oldest first], "dropped": N}``."""
+        return {"truth": list(self.records), "dropped": self.dropped}
+
+
 def _seed(seed: Any) -> int | dict[str, Any]:
     """A configure request's seed, checked before anything is touched: an int, or a SeedSequence's
     ``{"entropy": int, "spawn_key": [int, ...]}``; ValueError otherwise."""
@@ -194,10 +226,12 @@ def validate_params(cls: type, raw: dict[str, Any]) -> Any:
 
 class ControlServer:
     """The control endpoint: ``token`` (hex) is what every request must carry; refusals go to
-    ``refusals`` (a ``RefusalLog``). It starts on a host that is not loopback only with
-    ``allow_remote`` (``firmware_stubs.exposure.ExposureRefused`` otherwise), whoever starts it."""
+    ``refusals`` (a ``RefusalLog``); ``truth()`` gives the ``truth`` answer's fields
+    (``TruthRing.answer``), or a plain list of records (then complete: ``dropped`` 0). It starts on
+    a host that is not loopback only with ``allow_remote``
+    (``firmware_stubs.exposure.ExposureRefused`` otherwise), whoever starts it."""
 
-    def __init__(self, configure: Configure, truth: Callable[[], list[dict[str, Any]]],
+    def __init__(self, configure: Configure, truth: Callable[[], list[dict[str, Any]] | dict[str, Any]],
                  clock: Callable[[float | None], dict[str, Any]] | None = None,
                  info: Callable[[], dict[str, Any]] | None = None, *, token: str,
                  refusals: RefusalLog | None = None, allow_remote: bool = False) -> None:
@@ -244,7 +278,8 @@ class ControlServer:
                     return {"ok": False, "error": "params and rules must be JSON objects"}
                 return {"ok": True, "params": self.configure(params, _seed(request.get("seed", 0)), rules)}
             if op == "truth":
-                return {"ok": True, "truth": self.truth()}
+                truth = self.truth()
+                return {"ok": True, **(truth if isinstance(truth, dict) else {"truth": truth, "dropped": 0})}
             if op == "clock" and self.clock is not None:
                 ppm = request.get("ppm")
                 if ppm is not None and (isinstance(ppm, bool) or not isinstance(ppm, (int, float))):

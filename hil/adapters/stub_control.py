@@ -27,6 +27,15 @@ class StubControlUnauthorised(StubControlError):
     """The control URL has no token, or the stub refused the one it has."""
 
 
+class StubTruthIncomplete(StubControlError):
+    """The stub's ``truth`` answer holds only its newest records (``dropped`` older ones are gone):
+    evidence that must be complete cannot be read from it. ``records`` are the ones kept."""
+
+    def __init__(self, message: str, records: list[dict[str, Any]], dropped: int) -> None:
+        super().__init__(message)
+        self.records, self.dropped = records, dropped
+
+
 def redact(url: str) -> str:
     """``url`` with its token cut to its first 4 hex digits (``token=3f9c…``): enough to tell two
     tokens apart in an error message, too little to use — reports and logs are shared."""
@@ -81,7 +90,21 @@ def configure_stub(url: str, params: dict[str, Any], seed: int | dict[str, Any],
 
 
 def stub_truth(url: str) -> list[dict[str, Any]]:
-    return request(url, {"op": "truth"})["truth"]
+    """Every ground-truth record the stub holds since its last configure. A stub keeps only its
+    newest records (``firmware_stubs.control.TRUTH_KEPT``): when it dropped older ones, the truth is
+    incomplete and this raises ``StubTruthIncomplete`` (the kept records on it) rather than pass a
+    part for the whole — the stub's ``--truth-file`` keeps them all."""
+    reply = request(url, {"op": "truth"})
+    records, dropped = reply.get("truth"), reply.get("dropped", 0)
+    if not isinstance(records, list) or isinstance(dropped, bool) or not isinstance(dropped, int) or dropped < 0:
+        raise StubControlError(f"stub control {redact(url)}: unreadable truth answer "
+                               f"(truth {type(records).__name__}, dropped {dropped!r:.40})")
+    if dropped:
+        raise StubTruthIncomplete(
+            f"stub control {redact(url)}: the stub's truth is incomplete: it dropped its {dropped} oldest "
+            f"record(s) and kept the newest {len(records)} — configure it afresh more often, or read its "
+            f"--truth-file, which keeps every record", records, dropped)
+    return records
 
 
 def stub_info(url: str) -> dict[str, Any]:
