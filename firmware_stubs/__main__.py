@@ -242,7 +242,7 @@ async def _main(args: argparse.Namespace) -> None:
     url = ModbusUrl.parse(args.modbus)
     relay = None
     if url.scheme == "tcp":
-        port = await stub.start_tcp(url.host, url.port)
+        port = await stub.start_tcp(url.host, url.port, allow_remote=args.allow_remote)
         where = f"tcp://{url.host}:{port}"
     elif url.path == RTU_PTY:
         from firmware_stubs.rtu_pty import WireTimeRelay
@@ -274,7 +274,7 @@ async def _main(args: argparse.Namespace) -> None:
 
         aurl = ModbusUrl.parse(args.actuator_modbus)
         relays = wired_to(host)
-        where += f" actuator=tcp://{aurl.host}:{await relays.start_tcp(aurl.host, aurl.port)}"
+        where += f" actuator=tcp://{aurl.host}:{await relays.start_tcp(aurl.host, aurl.port, args.allow_remote)}"
     print(f"READY {args.device} {where}", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

@@ -35,6 +35,7 @@ class DoModule(ModbusServer):
     every other function code exception 1."""
 
     functions = frozenset({1, 5, 15})
+    listener = ("actuator DO module", "--actuator-modbus", "press the device's seat buttons")
 
     def __init__(self, wiring: Wiring, on_output: Callable[[int, str, bool, int], None], unit: int = 1) -> None:
         super().__init__(unit)

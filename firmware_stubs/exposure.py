@@ -6,6 +6,9 @@ them lets its peer move the device: press seat buttons, re-open betting, reprogr
 the ground truth. So each binds loopback unless the stub is told otherwise, on purpose: a host that
 is not loopback (``0.0.0.0``, ``::``, a LAN address, a name that resolves to one) is refused unless
 the stub is started with ``--allow-remote``, and then a warning on stderr names what is exposed.
+Each server checks it again where it binds (``ModbusServer.start_tcp``, ``ControlServer.start``,
+``check_exposure`` with the ``allow_remote`` the command line passed through), so a server started
+in-process, not from the command line, refuses the same hosts.
 
 Serial wires (``--pty``, ``--serial``, ``rtu://``) are not network listeners: pyserial's
 ``socket://`` and ``rfc2217://`` connect out to a host, they do not listen.

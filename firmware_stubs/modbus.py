@@ -311,6 +311,11 @@ class ModbusServer:
     control), so memory stays bounded."""
 
     functions: frozenset[int] = CONTRACT_FUNCTIONS
+    #: what this server is on a TCP socket, the stub's option for it, and what a peer there can do
+    #: (``firmware_stubs.exposure``: a host beyond loopback is refused unless ``allow_remote``)
+    listener: tuple[str, str, str] = ("Modbus TCP server", "--modbus",
+                                      "read the device and write its registers (commands, presses where the map "
+                                      "has injection)")
 
     def __init__(self, unit: int = 1) -> None:
         self.unit = unit
@@ -418,8 +423,14 @@ class ModbusServer:
                            + ("exception 11, gateway target failed to respond" if answered else "not answered"))
 
     # ------------------------------------------------------------- serving
-    async def start_tcp(self, host: str, port: int) -> int:
-        """Listen on ``host:port`` (port 0 = any free one); returns the bound port."""
+    async def start_tcp(self, host: str, port: int, allow_remote: bool = False) -> int:
+        """Listen on ``host:port`` (port 0 = any free one); returns the bound port. A host that is
+        not loopback is refused before any socket is opened (``ExposureRefused``) unless
+        ``allow_remote`` (the stub's ``--allow-remote``), whoever starts the server."""
+        from firmware_stubs.exposure import Listener, check_exposure
+
+        what, option, reach = self.listener
+        check_exposure([Listener(what, option, host, port, reach)], allow_remote)  # the CLI has warned already
         loop = asyncio.get_running_loop()
         self.server = await loop.create_server(lambda: _TcpConnection(self), host, port)
         return self.server.sockets[0].getsockname()[1]
