@@ -45,11 +45,16 @@ class _LoopThread:
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout_s)
 
     def close(self) -> None:
+        """End every task on the loop (and let their transports close), then stop and join it."""
         async def drain() -> None:
             tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
             for t in tasks:
                 t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+            # a closed transport closes its socket in a callback the loop runs next: run it here,
+            # before the loop stops, or the socket outlives the peer
+            for _ in range(3):
+                await asyncio.sleep(0)
 
         self.run(drain())
         self.loop.call_soon_threadsafe(self.loop.stop)
@@ -88,12 +93,18 @@ def static_peer() -> Iterator[str]:
 
     server = lt.run(asyncio.start_server(handle, "127.0.0.1", 0))
     port = server.sockets[0].getsockname()[1]
+
+    async def close() -> None:  # in the loop's thread: asyncio's Server is not thread-safe
+        server.close()
+        await server.wait_closed()
+
     try:
         yield f"tcp://127.0.0.1:{port}"
     finally:
-        server.close()
-        lt.run(server.wait_closed())
-        lt.close()
+        try:
+            lt.run(close())
+        finally:
+            lt.close()
 
 
 @contextmanager
