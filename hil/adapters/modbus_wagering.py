@@ -208,6 +208,23 @@ class ModbusWageringDevice(ModbusAdapterBase):
             words, _ = await self.poller.read(b.table, b.start, b.count)
             log.update(self.map.decode_block(b, words))
         wanted = range(max(self._seen_presses + 1, count - self.log_size + 1), count + 1)
+        # the log is read in several requests: an entry overwritten while they ran (a burst of presses
+        # a whole log long, e.g. the late-bet adversary's flood) mixes two presses' fields. Its id read
+        # again after the other blocks tells: an entry whose id changed is lost, never half of each
+        ids_p = self.map.point("press_log_id")
+        if len(blocks) > 1:
+            words, _ = await self.poller.read(ids_p.table, ids_p.address, ids_p.span)
+            again = list(self.map.decode(ids_p, words))
+            torn = [pid for pid in wanted if log["press_log_id"][(pid - 1) % self.log_size] == pid
+                    and again[(pid - 1) % self.log_size] != pid]
+            if torn:
+                self._lost += len(torn)
+                self.fault("press_log_overrun", f"{len(torn)} press answer(s) overwritten while the log was read "
+                           f"(press ids {torn[0]}..{torn[-1]}): lost, not read torn")
+                ids = list(log["press_log_id"])
+                for pid in torn:
+                    ids[(pid - 1) % self.log_size] = -1
+                log["press_log_id"] = ids
         answers = []
         for press_id in wanted:
             i = (press_id - 1) % self.log_size
