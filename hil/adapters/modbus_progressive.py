@@ -236,9 +236,12 @@ class ModbusProgressiveSystem(ModbusWageringDevice):
             self._lost += new - self.log_size
             self.fault("press_log_overrun", f"{new - self.log_size} press answer(s) lost between two polls")
         names = ["id", "seat", "spot", "stake_cents", "status", "reason", "press_ns", "answer_ns"]
-        log = await self._read_blocks(self.poller, self.map.read_blocks([f"press_log_{n}" for n in names]))
+        blocks = self.map.read_blocks([f"press_log_{n}" for n in names])
+        log = await self._read_blocks(self.poller, blocks)
+        wanted = range(max(self._seen_presses + 1, count - self.log_size + 1), count + 1)
+        await self._drop_torn(self.poller, log, "press_log_id", wanted, len(blocks), "press answer")
         out = []
-        for press_id in range(max(self._seen_presses + 1, count - self.log_size + 1), count + 1):
+        for press_id in wanted:
             i = (press_id - 1) % self.log_size
             if log["press_log_id"][i] != press_id:
                 continue  # overwritten meanwhile: counted as lost above
@@ -263,9 +266,12 @@ class ModbusProgressiveSystem(ModbusWageringDevice):
         meters = range(1, len(self.names) + 1)
         names = ["id", "press_id", "outcome", "reason", "ns", "increment_mask",
                  *(f"meter{k}_{f}_cents" for k in meters for f in ("increment", "value"))]
-        log = await self._read_blocks(self.poller, self.map.read_blocks([f"wager_log_{n}" for n in names]))
+        blocks = self.map.read_blocks([f"wager_log_{n}" for n in names])
+        log = await self._read_blocks(self.poller, blocks)
+        wanted = range(max(seen + 1, last - size + 1), last + 1)
+        await self._drop_torn(self.poller, log, "wager_log_id", wanted, len(blocks), "wager-log entry")
         out: list[tuple[float, int, str, Any]] = []
-        for entry in range(max(seen + 1, last - size + 1), last + 1):
+        for entry in wanted:
             i = (entry - 1) % size
             if log["wager_log_id"][i] != entry:
                 continue  # overwritten meanwhile

@@ -208,23 +208,7 @@ class ModbusWageringDevice(ModbusAdapterBase):
             words, _ = await self.poller.read(b.table, b.start, b.count)
             log.update(self.map.decode_block(b, words))
         wanted = range(max(self._seen_presses + 1, count - self.log_size + 1), count + 1)
-        # the log is read in several requests: an entry overwritten while they ran (a burst of presses
-        # a whole log long, e.g. the late-bet adversary's flood) mixes two presses' fields. Its id read
-        # again after the other blocks tells: an entry whose id changed is lost, never half of each
-        ids_p = self.map.point("press_log_id")
-        if len(blocks) > 1:
-            words, _ = await self.poller.read(ids_p.table, ids_p.address, ids_p.span)
-            again = list(self.map.decode(ids_p, words))
-            torn = [pid for pid in wanted if log["press_log_id"][(pid - 1) % self.log_size] == pid
-                    and again[(pid - 1) % self.log_size] != pid]
-            if torn:
-                self._lost += len(torn)
-                self.fault("press_log_overrun", f"{len(torn)} press answer(s) overwritten while the log was read "
-                           f"(press ids {torn[0]}..{torn[-1]}): lost, not read torn")
-                ids = list(log["press_log_id"])
-                for pid in torn:
-                    ids[(pid - 1) % self.log_size] = -1
-                log["press_log_id"] = ids
+        await self._drop_torn(self.poller, log, "press_log_id", wanted, len(blocks), "press answer")
         answers = []
         for press_id in wanted:
             i = (press_id - 1) % self.log_size
@@ -241,6 +225,29 @@ class ModbusWageringDevice(ModbusAdapterBase):
         self._seen_presses = count
         if answers:
             self.env.call_soon_threadsafe(lambda: self._deliver(answers))
+
+    async def _drop_torn(self, link, log: dict, id_point: str, wanted, blocks: int, what: str) -> None:
+        """A log read in several requests (``blocks``): an entry overwritten while they ran (a burst of
+        entries a whole log long, e.g. the late-bet adversary's flood) would mix two entries' fields.
+        ``id_point`` is read again after the other blocks: an entry of ``wanted`` whose id changed is
+        lost (a recorded ``press_log_overrun`` / ``wager_log_overrun``), never read torn — its id in
+        ``log`` is cleared so the caller skips it."""
+        if blocks < 2:
+            return
+        p = self.map.point(id_point)
+        words, _ = await link.read(p.table, p.address, p.span)
+        again, ids = list(self.map.decode(p, words)), list(log[id_point])
+        size = len(ids)
+        torn = [n for n in wanted if ids[(n - 1) % size] == n and again[(n - 1) % size] != n]
+        if not torn:
+            return
+        for n in torn:
+            ids[(n - 1) % size] = -1
+        log[id_point] = ids
+        self._lost += len(torn)
+        kind = "press_log_overrun" if id_point.startswith("press_log") else "wager_log_overrun"
+        self.fault(kind, f"{len(torn)} {what}(s) overwritten while the log was read (ids {torn[0]}..{torn[-1]}): "
+                   "lost, not read torn")
 
     def _deliver(self, answers: list[PressAnswer]) -> None:
         """In the simulation thread: record each answer and resolve its injected press."""
