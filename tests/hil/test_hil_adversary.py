@@ -239,7 +239,8 @@ def test_ten_thousand_attempts_per_table_in_simulation(game, tmp_path):
     assert result["expectation_met"], [c["id"] for c in result["checks"] if c["verdict"] == "fail"]
     verdict, f = _figures(result, CHECK_ID[game])
     window = f["widest_window"]
-    print(f"\nadversary sim {game}: attempts {f['attempts']}, accepted after lock edge {f['accepted_after_lock_edge']}, "
+    print(f"\nadversary sim {game}: attempts {f['attempts']}, at or after no more bets "
+          f"{f['attempts_after_no_more_bets']}, accepted after lock edge {f['accepted_after_lock_edge']}, "
           f"accepted inside latency {f['accepted_inside_latency']}, widest window "
           f"{'-' if window is None else f'{window * 1e3:.3f}'} ms, became wagers {f['became_wagers']}")
     assert verdict == "pass" and f["attempts"] >= 10_000 and f["attempts_unregistered"] == 0
