@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from hil.conformance.core import Clause, ClauseFailed, ClauseSkipped, expect
+from hil.conformance.core import Clause, ClauseFailed, ClauseSkipped, Unreachable, expect
 from hil.conformance.modbus import (
     CLOCK_SAMPLES,
     ILLEGAL_ADDRESS,
@@ -23,8 +23,12 @@ RATE_SPAN_MAX_S = 10.0
 #: the clock rate a device must keep, relative to the rig's wall clock, by default: the bench's
 #: default ``max_clock_drift_ppm`` (docs/wire/clock.md#the-maximum-drift); ``--max-drift-ppm`` sets it
 MAX_DRIFT_PPM = 500.0
-#: an unused function code (user-defined range 65..72): a device answers ILLEGAL_FUNCTION
-UNUSED_FUNCTION = 0x41
+#: the function codes the contract lists (docs/wire/README.md, "Modbus semantics"): any other is
+#: answered exception 1, ILLEGAL_FUNCTION, and changes nothing ("Answers to bad requests")
+CONTRACT_FUNCTIONS = frozenset({1, 2, 3, 4, 5, 6, 15, 16})
+#: the codes ``MB-illegal-function`` probes: those a stock Modbus server answers (pymodbus: 7, 8,
+#: 11, 12, 17, 20–24, 43), one of the user-defined range (65) and a high one (200)
+UNLISTED_FUNCTIONS = (0x41, 200, 7, 8, 11, 12, 17, 20, 21, 22, 23, 24, 43)
 
 
 def readable(ctx: ModbusContext) -> list[str]:
@@ -151,17 +155,74 @@ async def illegal_address(ctx: ModbusContext) -> str:
     return f"{len(seen)} tables: exception 2 (ILLEGAL_ADDRESS)"
 
 
+def unlisted_requests(address: int, value: int) -> list[bytes]:
+    """One request PDU per code of ``UNLISTED_FUNCTIONS``, each well formed for that code, so a
+    device that implements it would act: FC22 (mask write) and FC23 (read/write) would set the
+    holding register at ``address`` to ``value``, FC21 write a file record, FC8 echo its data."""
+    a, v = address.to_bytes(2, "big"), value.to_bytes(2, "big")
+    body = {
+        0x41: b"\x00\x00\x00\x01", 200: b"\x00\x00\x00\x01",
+        7: b"", 11: b"", 12: b"", 17: b"",               # exception status, event counter/log, server id
+        8: b"\x00\x00\xa5\x37",                          # diagnostics: return query data
+        20: b"\x07\x06\x00\x01\x00\x00\x00\x01",          # read file record 1.0, one register
+        21: b"\x09\x06\x00\x01\x00\x00\x00\x01" + v,      # write file record 1.0
+        22: a + b"\x00\x00" + v,                          # mask write: AND 0, OR value
+        23: b"\x00\x00\x00\x01" + a + b"\x00\x01\x02" + v,  # read 1 at 0, write value at address
+        24: a,                                           # read FIFO queue
+        43: b"\x0e\x01\x00",                             # read device identification
+    }
+    return [bytes([fc]) + body[fc] for fc in UNLISTED_FUNCTIONS]
+
+
+async def writable_snapshot(ctx: ModbusContext) -> dict[tuple[str, int], list]:
+    """The values of every point the rig may write and read back (holding registers and coils
+    with access ``rw``), block by block: what a refused request must leave as it was."""
+    names = [p.name for p in ctx.map.points if p.table in ("holding", "coil") and p.access == "rw"]
+    out = {}
+    for b in ctx.map.read_blocks(names) if names else []:
+        code, values = await ctx.request_read(b.table, b.start, b.count)
+        out[(b.table, b.start)] = values if code is None else [f"exception {code}"]
+    return out
+
+
 async def illegal_function(ctx: ModbusContext) -> str:
-    """A function code the contract does not list is answered exception 1 (over TCP on a
-    connection of its own; over RTU on the link, the line's one master)."""
-    request = bytes([UNUSED_FUNCTION, 0, 0, 0, 1])
-    answer = await (ctx.raw_pdu(request) if ctx.link.url.scheme == "tcp" else ctx.link_pdu(request))
-    expect(answer is not None, f"function code {UNUSED_FUNCTION} was not answered "
-                               "(expected exception 1, ILLEGAL_FUNCTION)")
-    expect(len(answer) >= 2 and answer[0] & 0x80 and answer[1] == ILLEGAL_FUNCTION,
-           f"function code {UNUSED_FUNCTION} answered {answer.hex(' ')}; expected an exception response "
-           f"with code 1 (ILLEGAL_FUNCTION)")
-    return f"function code {UNUSED_FUNCTION}: exception 1 (ILLEGAL_FUNCTION), answered {answer.hex(' ')}"
+    """Every function code the contract does not list (any but 1–6, 15, 16) is answered exception 1
+    with the code + 0x80, and changes nothing: probed with the codes a stock Modbus server
+    implements (``UNLISTED_FUNCTIONS``), each a well-formed request of its kind (a mask write and
+    a read/write aimed at a writable holding register), against a snapshot of the writable holding
+    registers and coils. Over TCP each on a connection of its own; over RTU on the link, the
+    line's one master. A code not answered at all ends the probe (each costs the link's timeout)."""
+    holding = next((p for p in ctx.map.points if p.table == "holding" and p.access == "rw"), None)
+    address = holding.address if holding is not None else 0
+    before = await writable_snapshot(ctx)
+    code, current = await ctx.request_read("holding", address, 1) if holding is not None else (None, [0])
+    value = (int(current[0]) ^ 1) & 0xFFFF if code is None and current else 1  # what an executed write would set
+    wrong, answered = [], []
+    for request in unlisted_requests(address, value):
+        fc = request[0]
+        answer = await (ctx.raw_pdu(request) if ctx.link.url.scheme == "tcp" else ctx.link_pdu(request))
+        if answer is None:
+            rest = len(UNLISTED_FUNCTIONS) - len(answered) - len(wrong) - 1
+            wrong.append(f"function code {fc} was not answered"
+                         + (f" ({rest} other code(s) not probed)" if rest else ""))
+            break
+        if len(answer) >= 2 and answer[0] == fc | 0x80 and answer[1] == ILLEGAL_FUNCTION:
+            answered.append(fc)
+        else:
+            wrong.append(f"function code {fc} answered {answer.hex(' ')}")
+    try:
+        after = await writable_snapshot(ctx)
+    except Unreachable as exc:  # a device that stops answering after a refused code fails here, saying so
+        raise ClauseFailed("; ".join(wrong + [f"after the probe the device no longer answers reads ({exc})"])) from None
+    changed = [f"{t} {a}: {before[key]} -> {after.get(key)}" for key in before if after.get(key) != before[key]
+               for t, a in [key]]
+    expect(not wrong, "; ".join(wrong) + " — expected an exception response, code + 0x80, with code 1 "
+                      "(ILLEGAL_FUNCTION)" + (f"; and the writable points changed: {'; '.join(changed[:3])}"
+                                              if changed else ""))
+    expect(not changed, f"refused function codes changed the writable points: {'; '.join(changed[:3])}")
+    cells = sum(len(v) for v in before.values())
+    return (f"function codes {', '.join(map(str, answered))}: exception 1 (ILLEGAL_FUNCTION); "
+            f"{cells} writable register(s) and coil(s) unchanged")
 
 
 async def illegal_value(ctx: ModbusContext) -> str:
@@ -216,7 +277,8 @@ def common_clauses(page: str) -> list[Clause]:
                "clock.md#what-your-clock-must-do-vendors", clock_rate),
         Clause("MB-illegal-address", "a read of an unmapped address: exception 2 (ILLEGAL_ADDRESS)",
                "README.md#answers-to-bad-requests", illegal_address),
-        Clause("MB-illegal-function", "an unsupported function code: exception 1 (ILLEGAL_FUNCTION)",
+        Clause("MB-illegal-function", "every function code outside the contract (probed: "
+               f"{', '.join(map(str, UNLISTED_FUNCTIONS))}): exception 1 (ILLEGAL_FUNCTION), nothing changes",
                "README.md#answers-to-bad-requests", illegal_function),
         Clause("MB-illegal-value", "an enum code outside the map: exception 3 (ILLEGAL_VALUE), nothing changes",
                "README.md#answers-to-bad-requests", illegal_value),

@@ -4,6 +4,8 @@
   address, every write acknowledged and forgotten, unknown function codes never answered.
 * ``served_glue``: a firmware stub's glue served in this process (``firmware_stubs.modbus.ModbusStub``
   on its own loop thread), so a test can give it a defect the stub does not have as a knob.
+* ``stock_pymodbus_peer``: pymodbus' own server over plain register tables, as it comes: it
+  answers function codes the contract does not list (8, 17, 22, 43 …), and FC22 writes.
 * ``LateStateWheel``: a money wheel that shows a new ``spin_id`` before it shows ``spinning``
   (until its first index pulse): the spin-state transition the rig relies on is broken.
 """
@@ -103,6 +105,34 @@ def static_peer() -> Iterator[str]:
     finally:
         try:
             lt.run(close())
+        finally:
+            lt.close()
+
+
+@contextmanager
+def stock_pymodbus_peer(words: int = 1024) -> Iterator[str]:
+    """pymodbus' ``ModbusTcpServer`` over zeroed tables of ``words`` registers and bits each (unit
+    1), with its default function codes; yields its URL."""
+    from pymodbus.server import ModbusTcpServer
+    from pymodbus.simulator import DataType, SimData, SimDevice
+
+    lt = _LoopThread()
+    bits = [SimData(address=0, count=words, values=False, datatype=DataType.BITS)]
+    regs = [SimData(address=0, count=words, values=0, datatype=DataType.UINT16)]
+    device = SimDevice(id=1, simdata=(bits, bits, regs, regs), use_bit_addressing=True)
+
+    async def start() -> ModbusTcpServer:
+        server = ModbusTcpServer(device, address=("127.0.0.1", 0))
+        await server.serve_forever(background=True)
+        return server
+
+    server = lt.run(start())
+    port = server.transport.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    try:
+        yield f"tcp://127.0.0.1:{port}"
+    finally:
+        try:
+            lt.run(server.shutdown())
         finally:
             lt.close()
 

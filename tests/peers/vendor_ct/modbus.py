@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pymodbus.constants import ExcCodes, ModbusStatus
-from pymodbus.pdu import ExceptionResponse, ModbusPDU
+from pymodbus.pdu import DecodePDU, ExceptionResponse, ModbusPDU
 from pymodbus.pdu.bit_message import WriteSingleCoilRequest
 from pymodbus.server import ModbusTcpServer
 from pymodbus.simulator import DataType, SimData, SimDevice
@@ -24,9 +24,11 @@ from pymodbus.simulator import DataType, SimData, SimDevice
 log = logging.getLogger(__name__)
 
 COILS, DISCRETE, HOLDING, INPUT = "coils", "discrete", "holding", "input"
-_TABLE_OF_FC = {1: COILS, 5: COILS, 15: COILS, 2: DISCRETE, 4: INPUT, 3: HOLDING, 6: HOLDING, 16: HOLDING,
-                22: HOLDING, 23: HOLDING}
-_WRITE_FCS = {5, 6, 15, 16, 22, 23}
+_TABLE_OF_FC = {1: COILS, 5: COILS, 15: COILS, 2: DISCRETE, 4: INPUT, 3: HOLDING, 6: HOLDING, 16: HOLDING}
+_WRITE_FCS = {5, 6, 15, 16}
+#: the function codes the contract lists (docs/wire/README.md, "Modbus semantics"); every other one
+#: is exception 1, ILLEGAL_FUNCTION, and changes nothing ("Answers to bad requests")
+CONTRACT_FUNCTIONS = frozenset(_TABLE_OF_FC)
 
 
 def u16(v: int) -> list[int]:
@@ -148,12 +150,50 @@ class WordImage:
         return [self.words.get(a, 0) for a in range(address, address + count)]
 
 
+class RefusedFunction(ModbusPDU):
+    """A request with a function code the contract does not list, whatever its payload: answered
+    exception 1 with the request's code + 0x80, never executed."""
+
+    def __init__(self, function_code: int = 0, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.function_code = function_code
+        self.payload = b""
+
+    def encode(self) -> bytes:
+        return self.payload
+
+    def decode(self, data: bytes) -> None:
+        self.payload = bytes(data)
+
+    async def datastore_update(self, context, device_id: int) -> ModbusPDU:
+        return ExceptionResponse(self.function_code, ExcCodes.ILLEGAL_FUNCTION)
+
+
+class ContractDecoder(DecodePDU):
+    """pymodbus' server decoder knows more function codes than the contract (8, 11, 12, 17, 20-24,
+    43: diagnostics, event counters, "report server id", file records, mask write, FIFO, device
+    identification) and answers a code it does not know, or one of 0x80 and up, with function code
+    0x80 or exception 4. This one hands every code outside the contract to ``RefusedFunction``
+    before pymodbus looks at it."""
+
+    def decode(self, frame: bytes) -> ModbusPDU | None:
+        if frame and frame[0] not in CONTRACT_FUNCTIONS:
+            pdu = RefusedFunction(frame[0])
+            pdu.decode(frame[1:])
+            return pdu
+        return super().decode(frame)
+
+
 class LimitedTcpServer(ModbusTcpServer):
     """A Modbus TCP server that, like many embedded devices, serves at most ``max_connections``
-    clients at once: a connection beyond them is accepted and closed at once."""
+    clients at once: a connection beyond them is accepted and closed at once. It answers the
+    contract's function codes only (``ContractDecoder``)."""
 
-    def __init__(self, *args, max_connections: int | None = None, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, *args, max_connections: int | None = None, custom_pdu=(), **kwargs) -> None:
+        super().__init__(*args, custom_pdu=list(custom_pdu), **kwargs)
+        self.decoder = ContractDecoder(True)
+        for pdu in custom_pdu:
+            self.decoder.register(pdu)
         self.max_connections = max_connections
         self.refused_connections = 0
 
