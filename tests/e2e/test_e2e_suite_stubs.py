@@ -15,11 +15,6 @@ and the bench agree on ``time_scale``): the full suite in real time takes a lab 
 command, without ``--max-rounds`` and at ``time_scale = 1``, is the lab's procedure (README).
 The stubs' models draw exactly what the SimPy models draw (the rig hands each stub its device's
 seed sequence), so even the probabilistic faults play out the same.
-
-The scenarios may be split into shards (``SHARDS``), each run by its own ``croupier run``
-process against its own seven stubs, all at once: the stubs wait on the wall clock most of the
-time (a scenario's verdicts do not depend on its shard: every stub is configured and seeded per
-scenario through its control endpoint).
 """
 
 from __future__ import annotations
@@ -32,7 +27,7 @@ import yaml
 from typer.testing import CliRunner
 
 from hil.cli import app
-from tests.e2e.wire_suite import compress, merged_reports, on_the_wire, output, shards, shards_on_stubs, stub_launches
+from tests.e2e.wire_suite import compress, on_the_wire
 
 SUITE = Path(__file__).resolve().parents[2] / "scenarios" / "crazy_time"
 #: fault scenarios the stubs cannot reproduce, left out of the comparison: the Top Slot's reel strips
@@ -51,35 +46,31 @@ SCALE = 20
 #: fault scenario (1.5 s).
 TOP_SLOT_TOLERANCE_S = 0.5
 BASE = {"wheel": "money-wheel", "top_slot": "top-slot", "wagering": "wagering"}
-#: concurrent shards per wire, each on seven stubs of its own: what a shard costs the CPU while it
-#: waits on the wall clock decides. Modbus: one (a shard polling seven Modbus devices keeps ≈ 0.7
-#: core busy already; with two at once a loaded machine delayed a press at "no more bets" past
-#: it, a settlement verdict unlike the simulation's); serial ≈ 0.3 core a shard.
-SHARDS = {"modbus": 1, "serial": 2}
 BONUS = {"board": "multiplier-board", "coin_flipper": "coin-flipper", "pachinko": "pachinko-board",
          "ctw_wheel": "crazy-time-world-wheel"}
 
 runner = CliRunner()
 
 
-def _verdicts(out: Path | dict) -> dict[str, dict[str, str]]:
-    report = out if isinstance(out, dict) else json.loads((out / "report.json").read_text())
+def _verdicts(out: Path) -> dict[str, dict[str, str]]:
+    report = json.loads((out / "report.json").read_text())
     return {s["name"]: {c["id"]: c["verdict"] for c in s["checks"]} for s in report["scenarios"]}
 
 
-def _bench(path: Path, urls: dict[str, tuple[str, str]], kinds: dict[str, str]) -> Path:
+def _bench(tmp_path: Path, urls: dict[str, tuple[str, str]], kinds: dict[str, str]) -> Path:
     """A bench file: each role (role -> (url, control)) on its stub, over ``kinds[role]``."""
     lines = ['schema = 1', 'name = "stubs"', f"time_scale = {SCALE}"]
     for role, (url, control) in urls.items():
         lines += [f"[devices.{role}]", f'kind = "{kinds[role]}"', f'url = "{url}"', f'control = "{control}"',
                   "timeout_s = 0.5", "poll_period_s = 0.002"]
+    path = tmp_path / f"bench-{kinds['wheel']}.toml"
     path.write_text("\n".join(lines) + "\n")
     return path
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("wire", ["modbus", "serial"])
-def test_bundled_scenarios_same_verdicts_on_stubs(tmp_path, wire):
+def test_bundled_scenarios_same_verdicts_on_stubs(stub_control, tmp_path, wire):
     files = []
     (tmp_path / "suite").mkdir()
     # The bonus devices are on Modbus in both variants: the serial one needs only the base game's
@@ -91,26 +82,18 @@ def test_bundled_scenarios_same_verdicts_on_stubs(tmp_path, wire):
             doc["rounds"] = min(doc["rounds"], BONUS_ROUNDS)
         files.append(str(tmp_path / "suite" / f"{name}.yaml"))
         Path(files[-1]).write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
-    kinds = dict.fromkeys(BASE, wire) | dict.fromkeys(BONUS, "modbus")
-    parts = shards(files, SHARDS[wire], lambda f: 1 if "bonus" in Path(f).stem else int(ROUNDS))
-
-    def argv_for(i: int, part: list[str]):
-        def argv(urls: dict[str, tuple[str, str]]) -> list[str]:
-            bench = _bench(tmp_path / f"bench-{wire}-{i}.toml", urls, kinds)
-            return ["run", *part, "--bench", str(bench), "--max-rounds", ROUNDS, "--out", str(tmp_path / f"real-{i}")]
-        return argv
-
-    with shards_on_stubs([(stub_launches(BASE, wire, SCALE) + stub_launches(BONUS, "modbus", SCALE), argv_for(i, part))
-                          for i, part in enumerate(parts)]) as real:
-        sim = runner.invoke(app, ["run", *files, "--max-rounds", ROUNDS, "--out", str(tmp_path / "sim"), "--jobs", "1"])
+    sim = runner.invoke(app, ["run", *files, "--max-rounds", ROUNDS, "--out", str(tmp_path / "sim"), "--jobs", "1"])
     assert sim.exit_code in (0, 1), sim.output
-    for run in real.results:
-        assert run.returncode in (0, 1), output(run)
-    report = merged_reports([tmp_path / f"real-{i}" for i in range(len(parts))])
-    want, got = _verdicts(tmp_path / "sim"), _verdicts(report)
-    assert set(got) == set(want) and len(report["scenarios"]) == len(files)
+    with stub_control(BASE, wire, SCALE) as base, stub_control(BONUS, "modbus", SCALE) as bonus:
+        kinds = dict.fromkeys(BASE, wire) | dict.fromkeys(BONUS, "modbus")
+        real = runner.invoke(app, ["run", *files, "--bench", str(_bench(tmp_path, base | bonus, kinds)),
+                                   "--max-rounds", ROUNDS, "--out", str(tmp_path / "real")])
+    assert real.exit_code in (0, 1), real.output
+    want, got = _verdicts(tmp_path / "sim"), _verdicts(tmp_path / "real")
+    assert set(got) == set(want)
     differ = {(s, c): (want[s][c], got[s].get(c)) for s in want for c in want[s] if got[s].get(c) != want[s][c]}
     assert not differ, differ
+    report = json.loads((tmp_path / "real" / "report.json").read_text())
     assert all(s["error"] is None for s in report["scenarios"])
     # the bonus games were played on the stubs as in simulation: as many of each, none void more
     bonus = {s["name"]: {k: v for k, v in s["stats"].items() if k.startswith("bonus_")} for s in report["scenarios"]}
