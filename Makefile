@@ -28,7 +28,9 @@ test: $(STAMP)
 test-quick: $(STAMP)
 	$(BIN)/python -m pytest -n $(WORKERS) --maxschedchunk 1 -m 'not slow' $(PYTEST_ARGS)
 
-# the opt-in soak tier: the fifty-kill kill -9 campaign (about 3.5 min of one core) on top of the suite
+# the opt-in soak tier (tests marked soak, on top of the suite): the volume runs — 10^4 mutated input
+# files per kind, 10^5 fuzz frames per wire, 10^4 late-bet attempts per table (simulation and Modbus)
+# — and the fifty-kill kill -9 campaign
 soak: $(STAMP)
 	CROUPIER_SOAK=1 $(BIN)/python -m pytest -n $(WORKERS) --maxschedchunk 1 $(PYTEST_ARGS)
 

@@ -14,9 +14,9 @@ two are unanswered at a time (``max_in_flight``: the ones the link cannot carry 
 recorded unsent), so that the queue stays short; the device's stamps, not the rig's intent, place
 each press. At x20 a press on the wire costs ~35 ms of table time on this machine (1.8 ms of wall
 time under load), far more than the device's ~5 ms lock-out latency: few presses land inside it.
-By default 5 rounds x 300 planned attempts per table (~1,200 of them sent at max_in_flight 2 on this
-machine, ~40 s for the three tables); CROUPIER_ADVERSARY_MODBUS_ROUNDS=40 plans 12,000 per table
-(>= 10^4 sent where the link keeps up; several minutes)."""
+The default suite plays 1 round x 300 planned attempts per table; the soak tier (``make soak``)
+plays CROUPIER_ADVERSARY_MODBUS_ROUNDS rounds (default 50: 15,000 planned per table, >= 10^4 sent
+where the link keeps up; several minutes a table)."""
 
 from __future__ import annotations
 
@@ -37,15 +37,16 @@ SCALE = float(os.environ.get("CROUPIER_ADVERSARY_MODBUS_SCALE", "20"))
 STUBS = {"crazy-time": ("crazy_time", "wagering", "wagering"),
          "roulette": ("roulette", "roulette_wagering", "progressive-system"),
          "blackjack": ("blackjack", "progressive", "progressive-system")}
-#: rounds per table (the environment's CROUPIER_ADVERSARY_MODBUS_ROUNDS for a longer run)
-ROUNDS = int(os.environ.get("CROUPIER_ADVERSARY_MODBUS_ROUNDS", "5"))
+#: rounds per table: the default suite's, and the soak tier's (CROUPIER_ADVERSARY_MODBUS_ROUNDS)
+ROUNDS = 1
+SOAK_ROUNDS = int(os.environ.get("CROUPIER_ADVERSARY_MODBUS_ROUNDS", "50"))
 ATTEMPTS_PER_ROUND = 300
 runner = CliRunner()
 
 
-def _scenario(folder: str, where: Path) -> Path:
+def _scenario(folder: str, where: Path, rounds: int) -> Path:
     doc = yaml.safe_load((SCENARIOS / folder / "adversary_late_bets.yaml").read_text(encoding="utf-8"))
-    doc["rounds"] = ROUNDS
+    doc["rounds"] = rounds
     # the croupier decides the round's wagers spin_delay_s after "no more bets" (Crazy Time: after the
     # spin, ~15 s later): every press is answered by then
     after, delay = (12.0, 1.0) if folder == "crazy_time" else (14.0, 15.0)
@@ -60,12 +61,22 @@ def _scenario(folder: str, where: Path) -> Path:
     return path
 
 
-@pytest.mark.slow
-@pytest.mark.timeout(300)
 @pytest.mark.parametrize("game", list(STUBS))
 def test_adversary_presses_over_modbus(game, stub_control, tmp_path):
+    adversary_over_modbus(game, ROUNDS, stub_control, tmp_path)
+
+
+@pytest.mark.slow
+@pytest.mark.soak
+@pytest.mark.timeout(3600)
+@pytest.mark.parametrize("game", list(STUBS))
+def test_adversary_presses_over_modbus_at_volume(game, stub_control, tmp_path):
+    adversary_over_modbus(game, SOAK_ROUNDS, stub_control, tmp_path)
+
+
+def adversary_over_modbus(game, rounds, stub_control, tmp_path):
     folder, role, device = STUBS[game]
-    scenario = _scenario(folder, tmp_path)
+    scenario = _scenario(folder, tmp_path, rounds)
     with stub_control({role: device}, "modbus", SCALE) as urls:
         url, control = urls[role]
         bench = tmp_path / "bench.toml"
@@ -89,7 +100,7 @@ def test_adversary_presses_over_modbus(game, stub_control, tmp_path):
           f"became wagers {f['became_wagers']}, meter increments {f['meter_increments']}")
     # every press sent was registered by the device; the ones the link could not carry in the window are
     # recorded unsent (max_in_flight), never lost
-    assert f["attempts"] + f["attempts_unsent"] == ROUNDS * ATTEMPTS_PER_ROUND and f["attempts"] > 0, f
+    assert f["attempts"] + f["attempts_unsent"] == rounds * ATTEMPTS_PER_ROUND and f["attempts"] > 0, f
     assert f["attempts_answered"] >= 0.99 * f["attempts"], f
     assert check["verdict"] == "pass", (check["summary"], check["findings"][:3])
     assert f["accepted_after_lock_edge"] == 0 and f["became_wagers"] == 0 and f["meter_increments"] == 0

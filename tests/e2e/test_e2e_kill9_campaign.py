@@ -407,13 +407,10 @@ def test_kill9_campaign(tmp_path):
     _assert_clean(fig, 5, 3)
 
 
-#: the fifty-kill soak (about 3.5 min of one core): opt-in, like a lab's overnight soak, so that the
-#: full suite stays within its 10 minutes on 2 cores — ``make soak`` (CROUPIER_SOAK=1) runs it
-SOAK = os.environ.get("CROUPIER_SOAK") == "1"
-
-
+#: the fifty-kill soak (about 3.5 min of one core): the soak tier, opt-in like a lab's overnight soak,
+#: so that the full suite stays within its 10 minutes on 2 cores — ``make soak`` (CROUPIER_SOAK=1)
 @pytest.mark.slow
-@pytest.mark.skipif(not SOAK, reason="the fifty-kill soak (about 3.5 min): make soak, or CROUPIER_SOAK=1 make test")
+@pytest.mark.soak
 @pytest.mark.timeout(3600)
 def test_kill9_campaign_fifty_kills(tmp_path):
     # the kill instants are seeded, the run's pace is the machine's: about half land mid-scenario

@@ -230,6 +230,7 @@ ROUNDS = 20
 
 
 @pytest.mark.slow
+@pytest.mark.soak
 @pytest.mark.parametrize("game", list(TABLES))
 def test_ten_thousand_attempts_per_table_in_simulation(game, tmp_path):
     doc = _doc(game)

@@ -193,6 +193,7 @@ def test_mutated_inputs_are_refused_cleanly(kind, tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.soak
 @pytest.mark.timeout(900)  # 10^4 inputs: ~25-40 s of CPU each kind; a loaded machine gives it less
 @pytest.mark.parametrize("kind", ["scenario", "bench", "rules"])
 def test_mutated_inputs_are_refused_cleanly_at_scale(kind, tmp_path):

@@ -292,6 +292,7 @@ def test_modbus_tcp_fuzz_quick():
 
 
 @pytest.mark.slow
+@pytest.mark.soak
 def test_modbus_tcp_fuzz_slow():
     fuzz_modbus_tcp(SLOW_N, seed=1013)
 
@@ -444,6 +445,7 @@ def test_serial_frame_fuzz_quick():
 
 
 @pytest.mark.slow
+@pytest.mark.soak
 def test_serial_frame_fuzz_slow():
     fuzz_serial(SLOW_N, seed=1013)
 
@@ -520,5 +522,6 @@ def test_modbus_rtu_fuzz_quick():
 
 
 @pytest.mark.slow
+@pytest.mark.soak
 def test_modbus_rtu_fuzz_slow():
     fuzz_rtu(SLOW_N // 10, seed=1013)
