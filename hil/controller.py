@@ -287,6 +287,21 @@ class TableCroupier:
         clock = getattr(self.wagering, "clock", None)  # a real device's clock map: its uncertainty
         return float(getattr(clock, "uncertainty_s", 0.0) or 0.0)
 
+    def _decision_uncertainty_s(self) -> float:
+        """The clock uncertainty this round's wagers are decided with (docs/wire/clock.md, "The
+        uncertainty a wager is decided with"): the wagering device's adapter records its clock map
+        (``clock_estimate``, reason ``decision``) and the croupier takes the largest uncertainty the
+        trace declares for the device from the round's start up to that record
+        (``TraceWriter.clock_declarations``) — the value the checks judge the round's wagers with
+        (``RoundView.wager_presses``), never less than the map in force at that record (read once, by
+        the record: no second read the I/O thread could change in between). A simulated device: 0."""
+        record = getattr(self.wagering, "clock_decision", None)
+        declarations = getattr(self.trace, "clock_declarations", None)
+        if record is None or declarations is None:
+            return self._clock_uncertainty_s()
+        record()  # the map it records is the one in force now: its uncertainty is part of the value
+        return declarations.decided.get(getattr(self.wagering, "name", ""), self._clock_uncertainty_s())
+
     def _attribute(self) -> Attribution:
         """Who made each press of this round's log (docs/wire/actuator.md, "Matching a log entry to
         its actuation"), recorded once: ``press_attributed`` for each press the rig did not make (by
@@ -376,7 +391,7 @@ class TableCroupier:
         refused. So every accepted press of the log is a wager or has a recorded rejection. Returns
         the on-time player presses (on ``spots`` when given), in device-time order."""
         out: list[PressAnswer] = []
-        u = self._clock_uncertainty_s()
+        u = self._decision_uncertainty_s()
         att = self._attribute()
         foreign = set(att.foreign)
         settle_foreign = self.sc.players.foreign_presses == "settle"

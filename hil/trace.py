@@ -70,6 +70,51 @@ class TraceError(RuntimeError):
 
 _JSON_OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_SERIALIZE_NUMPY
 
+#: the ``clock_estimate`` reason a wagering device's adapter records just before the croupier
+#: decides a round's wagers (docs/wire/clock.md, "The uncertainty a wager is decided with")
+DECISION = "decision"
+
+
+class ClockDeclarations:
+    """The clock-map uncertainties (``clock_uncertainty_s``) the devices declared, followed record by
+    record in a round (docs/wire/clock.md, "The uncertainty a wager is decided with"). The rig's
+    ``TraceWriter`` keeps one as it records and ``hil.checks.run_checks`` one as it reads, fed the same
+    records in the same order, so the croupier's decision and the checks' judgement of a round's
+    wagers use one value, derived from the trace.
+
+    ``since_start[device]``: the largest uncertainty in force for the device from the round's start
+    (the last one declared before it) up to the last record; a ``device_info`` (a run that connected
+    afresh: a resumed run's preamble) starts it again from that one. ``decided[device]``: its value at
+    the device's ``clock_estimate`` reason ``decision`` of this round (absent when none was recorded)."""
+
+    __slots__ = ("in_force", "since_start", "decided")
+
+    def __init__(self) -> None:
+        self.in_force: dict[str, float] = {}
+        self.since_start: dict[str, float] = {}
+        self.decided: dict[str, float] = {}
+
+    def new_round(self) -> None:
+        self.since_start = dict(self.in_force)
+        self.decided = {}
+
+    def observe(self, device: str, kind: str, payload: dict[str, Any] | None) -> None:
+        if kind not in ("clock_estimate", "device_info", "wire_reconnected") or not isinstance(payload, dict):
+            return
+        u = payload.get("clock_uncertainty_s")
+        if not isinstance(u, (int, float)) or isinstance(u, bool):
+            return
+        u = float(u)
+        if kind == "device_info":
+            self.in_force[device] = self.since_start[device] = u
+        elif kind == "clock_estimate":
+            self.in_force[device] = u
+            self.since_start[device] = m = max(self.since_start.get(device, 0.0), u)
+            if payload.get("reason") == DECISION:
+                self.decided[device] = m
+        else:  # a reconnected link measured its clock afresh: the map in force from here on
+            self.in_force[device] = u
+
 
 def _wide_ints(value: Any) -> Any:
     """``value`` with every int outside orjson's range ([-2^63, 2^64 - 1]) as its decimal string."""
@@ -124,6 +169,10 @@ class TraceWriter:
         #: called at each commit, before writing (e.g. to record the clock's lateness)
         self.before_commit: list[Callable[[], None]] = []
         self.hold = False
+        #: the devices' declared clock uncertainties, round by round (``ClockDeclarations``): what the
+        #: croupier decides a round's wagers with
+        self.clock_declarations = ClockDeclarations()
+        self._declarations_round: int | None = None
         if not _reopen:
             self.set_meta({"trace_schema": SCHEMA_VERSION, **meta})
 
@@ -179,6 +228,10 @@ class TraceWriter:
         self._pending.append(
             (self._seq, self.round, self.clock.now if self.clock else 0.0, time.time_ns(), device, kind, text.decode())
         )
+        if self._declarations_round != self.round:
+            self._declarations_round = self.round
+            self.clock_declarations.new_round()
+        self.clock_declarations.observe(device, kind, payload)
         return self._seq
 
     def commit(self, state: dict[str, Any] | None = None, *, round_end: bool = False) -> None:

@@ -30,6 +30,7 @@ from typing import Any
 from devices.contracts import Telemetry
 from hil.clock import (MAX_DRIFT_PPM, ClockEstimator, ClockMap, ClockSample, WallClockEnvironment,
                        check_rate)
+from hil.trace import DECISION
 from hil.transport.ioloop import IoLoop
 from hil.transport.modbus import ModbusLink, WireError
 from hil.wire.registers import RegisterMap
@@ -130,6 +131,17 @@ class DeviceClockTracking:
         if (m := self.clock) is not None:
             self._recorded = m
             self.telemetry(self.name, "clock_estimate", self.clock_payload(m, "round"))
+
+    def clock_decision(self) -> None:
+        """Record the current clock estimate, reason ``decision`` (simulation thread): the croupier
+        calls it just before it decides the round's wagers from this device's presses, and decides
+        with the largest uncertainty the trace declares from the round's start up to this record
+        (``hil.trace.ClockDeclarations``; docs/wire/clock.md, "The uncertainty a wager is decided
+        with"). A map the I/O thread posted before is recorded before it (``call_soon_threadsafe``
+        runs callbacks in order, before the simulation's next step); one it adopted and has not yet
+        posted is this record's ``self.clock``."""
+        if (m := self.clock) is not None:
+            self.telemetry(self.name, "clock_estimate", self.clock_payload(m, DECISION))
 
 
 class ModbusAdapterBase(DeviceClockTracking):

@@ -12,7 +12,7 @@ from hil.checks.cards import BLACKJACK_CHECKS
 from hil.checks.evidence import EVIDENCE_CHECKS
 from hil.checks.poker import CRAZY4_CHECKS, CRISS_CROSS_CHECKS, UTH_CHECKS
 from hil.checks.roulette import ROULETTE_CHECKS
-from hil.trace import TraceReader
+from hil.trace import ClockDeclarations, TraceReader
 
 #: Each game's checks, in report order. Crazy Time: the base game's (§§ 690.1–690.4), then the
 #: bonus games' (§§ 690.5–690.8); Roulette: Roulette X (§ 617b.5), Roulette Up (§ 617b.4), the wheel.
@@ -45,11 +45,15 @@ def run_checks(trace_path: Path, config: CheckConfig | None = None) -> list[Chec
             config = CheckConfig.from_json(reader.meta().get("check_config"))
         checks: list[Check] = [cls(config) for cls in checks_for(reader.meta().get("game", "crazy-time"))]
         uncertainty: dict[str, float] = {}  # device -> its clock map's uncertainty (real devices)
+        declared = ClockDeclarations()  # the same declarations, up to the croupier's decision of the wagers
         set_up = False
         for n, events in reader.rounds():
             if n != 0 and not set_up:  # no round 0: the trace lacks its set-up (judged on nothing declared)
                 _setup(checks, BenchView())
                 set_up = True
+            declared.new_round()
+            for e in events:
+                declared.observe(e.device, e.kind, e.payload)
             if n == 0:
                 set_up = True
                 bench = BenchView.of(events)
@@ -74,6 +78,11 @@ def run_checks(trace_path: Path, config: CheckConfig | None = None) -> list[Chec
                 elif e.kind == "wire_reconnected":
                     uncertainty[e.device] = float(u)
             rv.clock_uncertainty_s = round_u
+            # Which presses are wagers is judged with what the croupier decided them with: the largest
+            # uncertainty in force from the round's start up to the wagering device's "decision" estimate
+            # (docs/wire/clock.md, "The uncertainty a wager is decided with"); a round without one (a
+            # simulated device, a trace recorded before it) with the round's largest, as above.
+            rv.wager_clock_uncertainty_s = {**round_u, **declared.decided}
             for c in checks:
                 try:
                     c.observe(rv)

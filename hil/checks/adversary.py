@@ -115,7 +115,10 @@ class LateBets(Check):
                 self.lost += 1
                 continue
             self.answered += 1
-            if nmb is not None and _t(p) + rv.clock_uncertainty_s.get(p.device, 0.0) >= nmb:
+            # wager membership ("not provably before no more bets"): the uncertainty the croupier decided
+            # with (RoundView.wager_uncertainty_s); the device's lock-out timing: the round's largest
+            uw = rv.wager_uncertainty_s.get(p.device, 0.0)
+            if nmb is not None and _t(p) + uw >= nmb:
                 self.late += 1
             if not p.payload["accepted"]:
                 self.refused += 1
@@ -123,7 +126,7 @@ class LateBets(Check):
                 continue
             u = rv.clock_uncertainty_s.get(p.device, 0.0)
             t = _t(p)
-            if nmb is None or t + u < nmb:
+            if nmb is None or t + uw < nmb:
                 self.on_time += 1
                 continue
             self.after_nmb += 1
@@ -143,7 +146,7 @@ class LateBets(Check):
                 self.before_command += 1  # after "no more bets", before the device had the lock-out command
             else:
                 self.inside_latency += 1
-            late = t - u >= nmb  # provably at or after "no more bets"; within the clock's uncertainty: not provably
+            late = t - uw >= nmb  # provably at or after "no more bets"; within the clock's uncertainty: not provably
             if not late:
                 self.straddling += 1
             if ack is not None and t - u > ack:

@@ -132,6 +132,11 @@ class RoundView:
     #: (``device_info`` / ``clock_estimate`` / ``wire_reconnected``: ``clock_uncertainty_s``, the largest
     #: in force during the round: docs/wire/clock.md); set by ``run_checks``
     clock_uncertainty_s: dict[str, float] = field(default_factory=dict, repr=False)
+    #: device -> the uncertainty the round's wagers are judged with (``wager_presses``): the croupier's, the
+    #: largest in force up to the device's ``clock_estimate`` reason ``decision`` (docs/wire/clock.md, "The
+    #: uncertainty a wager is decided with"); a device without one: ``clock_uncertainty_s``. Set by
+    #: ``run_checks``; None: ``clock_uncertainty_s``
+    wager_clock_uncertainty_s: dict[str, float] | None = field(default=None, repr=False)
     #: results derived once per round and shared by the checks (e.g. the bonus-game replay,
     #: ``hil.checks.bonus.replay_bonus``), keyed by what derived them
     derived: dict[str, Any] = field(default_factory=dict, repr=False)
@@ -229,14 +234,21 @@ class RoundView:
         return {e.payload["press_id"]: e for e in self.by_croupier("wager_rejected")
                 if e.payload.get("kind") == "press" and e.payload.get("press_id") is not None and e.payload.get("reason")}
 
+    @property
+    def wager_uncertainty_s(self) -> dict[str, float]:
+        """device -> the clock uncertainty a press's wager membership is judged with
+        (``wager_clock_uncertainty_s``, or the round's largest where it is not set)."""
+        return self.clock_uncertainty_s if self.wager_clock_uncertainty_s is None else self.wager_clock_uncertainty_s
+
     def wager_presses(self, spots: tuple[str, ...] | None = None) -> dict[int, Event]:
         """The one rule every table's checks share (§ 690.2(a), § 617b.4(c)(2), § 633b.17(c)(2)): a
         press is a player's wager only if the *device* reports it accepted, timestamped (device time
         mapped into the rig's) before the croupier's "no more bets" by more than the device clock
-        map's uncertainty (``clock_uncertainty_s`` the adapter declared, 0 for a simulated device),
-        and it is not the rig's probe. press_id -> the device's ``press`` report."""
+        map's uncertainty (``wager_uncertainty_s``: the largest the adapter declared from the round's
+        start up to the croupier's decision of the wagers, the one the croupier decided with; 0 for a
+        simulated device), and it is not the rig's probe. press_id -> the device's ``press`` report."""
         nmb = self.no_more_bets.sim_time if self.no_more_bets is not None else float("inf")
-        u = self.clock_uncertainty_s
+        u = self.wager_uncertainty_s
         return {p.payload["press_id"]: p for p in self.presses
                 if p.payload["accepted"] and p.payload["device_time_s"] + u.get(p.device, 0.0) < nmb
                 and not self.is_probe_press(p) and (spots is None or p.payload.get("spot") in spots)}
