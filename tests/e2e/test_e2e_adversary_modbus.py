@@ -14,7 +14,7 @@ two are unanswered at a time (``max_in_flight``: the ones the link cannot carry 
 recorded unsent), so that the queue stays short; the device's stamps, not the rig's intent, place
 each press. At x20 a press on the wire costs ~35 ms of table time on this machine (1.8 ms of wall
 time under load), far more than the device's ~5 ms lock-out latency: few presses land inside it.
-The default suite plays 1 round x 300 planned attempts per table; the soak tier (``make soak``)
+The default suite plays 1 round x 300 planned attempts at x5 on Crazy Time and Blackjack; the soak tier (``make soak``)
 plays CROUPIER_ADVERSARY_MODBUS_ROUNDS rounds (default 35: 10,500 planned per table) at x5, where
 the link carries nearly all of them (measured: 10,500, 10,498 and 10,496 sent; 4-8 min a table)."""
 
@@ -31,10 +31,10 @@ from typer.testing import CliRunner
 from hil.cli import app
 
 SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
-#: simulated seconds per wall second, stub and rig alike: the default suite's, and the soak tier's
-#: (CROUPIER_ADVERSARY_MODBUS_SCALE), slower so that the link carries every planned press
-SCALE = 20.0
-SOAK_SCALE = float(os.environ.get("CROUPIER_ADVERSARY_MODBUS_SCALE", "5"))
+#: simulated seconds per wall second, stub and rig alike (CROUPIER_ADVERSARY_MODBUS_SCALE: another): at
+#: x5 the link carries nearly every planned press; at x20 under a loaded full suite the rig's own presses
+#: held its lock-out write 7.7 s of table time behind "no more bets" and no press landed before it
+SCALE = SOAK_SCALE = float(os.environ.get("CROUPIER_ADVERSARY_MODBUS_SCALE", "5"))
 #: role -> the stub's device, per table
 STUBS = {"crazy-time": ("crazy_time", "wagering", "wagering"),
          "roulette": ("roulette", "roulette_wagering", "progressive-system"),
@@ -63,7 +63,9 @@ def _scenario(folder: str, where: Path, rounds: int) -> Path:
     return path
 
 
-@pytest.mark.parametrize("game", list(STUBS))
+#: the default suite's tables: the wagering device and the progressive table game system (Roulette's
+#: buttons are on the same progressive-system stub as Blackjack's); the soak tier presses all three
+@pytest.mark.parametrize("game", ["crazy-time", "blackjack"])
 def test_adversary_presses_over_modbus(game, stub_control, tmp_path):
     adversary_over_modbus(game, ROUNDS, SCALE, stub_control, tmp_path)
 

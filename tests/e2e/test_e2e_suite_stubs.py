@@ -9,7 +9,8 @@ as a lab would have. Whatever bonus scenarios the suite holds (``bonus_*``, ``fa
 are in the comparison (in the serial variant, the base game's scenarios only: the bonus devices
 are on Modbus there too).
 
-Every scenario of the bundled suite, capped at a few rounds each (the forced-bonus ones at one: each
+Every scenario of the bundled suite (the default suite: the base game's and one of each bonus game's;
+the soak tier, ``make soak``, the other bonus fault scenarios), capped at a few rounds each (the forced-bonus ones at one: each
 round plays its bonus game) and time-compressed (the stubs
 and the bench agree on ``time_scale``): the full suite in real time takes a lab hours — the same
 command, without ``--max-rounds`` and at ``time_scale = 1``, is the lab's procedure (README).
@@ -68,14 +69,31 @@ def _bench(tmp_path: Path, urls: dict[str, tuple[str, str]], kinds: dict[str, st
     return path
 
 
+#: the bonus scenarios the default suite compares on Modbus: each bonus game played healthy, and the
+#: rescue and void paths (tests/e2e/test_e2e_bonus_modbus.py plays forced healthy and faulty bonus
+#: games on the same stubs too); the soak tier compares every one (``modbus-every-bonus-fault``)
+BONUS_DEFAULT = frozenset({"bonus_cash_hunt", "bonus_coin_flip", "bonus_crazy_time_world", "bonus_pachinko",
+                           "bonus_rescue_before_top_slot", "bonus_void_partial_refund"})
+
+
+def _names(wire: str) -> list[str]:
+    # The bonus devices are on Modbus in every variant: the serial one needs only the base game's
+    # scenarios (the bonus scenarios would test the same bonus wire path twice).
+    if wire == "serial":
+        return [n for n in ALL if "bonus" not in n]
+    if wire == "modbus":
+        return [n for n in ALL if "bonus" not in n or n in BONUS_DEFAULT]
+    return [n for n in ALL if "bonus" in n and n not in BONUS_DEFAULT]  # the rest of the bonus scenarios
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("wire", ["modbus", "serial"])
+@pytest.mark.parametrize("wire", ["modbus", "serial",
+                                  pytest.param("modbus-every-bonus-fault", marks=pytest.mark.soak)])
 def test_bundled_scenarios_same_verdicts_on_stubs(stub_control, tmp_path, wire):
     files = []
     (tmp_path / "suite").mkdir()
-    # The bonus devices are on Modbus in both variants: the serial one needs only the base game's
-    # scenarios (the bonus scenarios would test the same bonus wire path twice).
-    for name in ALL if wire == "modbus" else [n for n in ALL if "bonus" not in n]:
+    names, wire = _names(wire), wire.split("-")[0]
+    for name in names:
         doc = compress(yaml.safe_load((SUITE / f"{name}.yaml").read_text(encoding="utf-8")))
         doc.setdefault("checks", {})["top_slot_start_tolerance_s"] = TOP_SLOT_TOLERANCE_S
         if "bonus" in name:  # forced-bonus scenarios: every round plays its bonus game; one suffices here

@@ -120,7 +120,7 @@ def test_a_real_device_that_does_not_answer_stops_the_run_with_one_error(tmp_pat
     sc = _write(tmp_path, "small.yaml", SMALL)
     bench = _write(tmp_path, "bench.toml", 'schema = 1\nname = "b"\n[devices.wheel]\nkind = "sim"\n'
                    '[devices.top_slot]\nkind = "sim"\n[devices.wagering]\nkind = "modbus"\n'
-                   f'url = "tcp://127.0.0.1:{port}"\ntimeout_s = 0.2\n')
+                   f'url = "tcp://127.0.0.1:{port}?supervisor_key={"ab" * 16}"\ntimeout_s = 0.2\n')
     out = tmp_path / "out"
     res = runner.invoke(app, ["run", str(sc), "--bench", str(bench), "--out", str(out), "--jobs", "1"])
     assert res.exit_code == 2, res.output
