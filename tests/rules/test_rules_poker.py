@@ -186,7 +186,28 @@ def test_every_five_card_hand_by_the_evaluator():
     assert {c.label: by_cat[c] for c in HandCategory} == PUBLISHED_5
 
 
+def test_every_five_card_rank_and_a_sample_of_hands_rank_as_the_reference_does():
+    """The evaluator's 7,462 hand values against the reference ranker: the first hand of each value
+    in deck order (so every value and their order is judged) and a seeded sample of 100,000 of the
+    2,598,960 hands (the soak tier judges them all): one reference value per evaluator rank, and
+    the same order."""
+    d = deck()
+    first: dict[int, tuple] = {}
+    sample = set(np.random.default_rng(5).choice(comb(52, 5), size=100_000, replace=False).tolist())
+    key_of_rank: dict[int, tuple] = {}
+    for i, five in enumerate(combinations(d, 5)):
+        r = rank5(*(card_id(c) for c in five))
+        if r not in first or i in sample:
+            first.setdefault(r, five)
+            ref = _ref5(five)
+            assert key_of_rank.setdefault(r, ref) == ref, five
+    assert len(key_of_rank) == HAND_VALUES
+    ordered = [key_of_rank[r] for r in sorted(key_of_rank)]
+    assert ordered == sorted(ordered, reverse=True) and len(set(ordered)) == HAND_VALUES
+
+
 @pytest.mark.slow
+@pytest.mark.soak
 def test_every_five_card_hand_ranks_as_the_reference_does():
     """The evaluator's 7,462 hand values against the reference ranker on all 2,598,960 hands: one
     reference value per evaluator rank, and the same order."""

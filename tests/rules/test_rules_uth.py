@@ -330,5 +330,6 @@ def test_rtp_against_monte_carlo_quick():
 
 
 @pytest.mark.slow
+@pytest.mark.soak  # ten times the quick one's hands, same 4-sigma bound: the soak tier
 def test_rtp_against_monte_carlo_long():
     _assert_within(_monte_carlo(60000, 2), 60000)

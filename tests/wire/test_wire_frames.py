@@ -313,7 +313,9 @@ def find_all(data: bytes, part: bytes) -> list[int]:
 
 @pytest.mark.parametrize(("examples", "per_batch"), [
     (100, 120),
-    pytest.param(700, 200, marks=pytest.mark.slow),  # 140k batches: a third of a minute on one core
+    # 140k batches, a third of a minute on one core: the soak tier (the live stubs are fuzzed with 10^4
+    # frames per wire in the default suite, tests/stubs/test_stub_fuzz.py)
+    pytest.param(700, 200, marks=[pytest.mark.slow, pytest.mark.soak]),
 ])
 def test_fuzz_random_and_mutated_frames(examples: int, per_batch: int):
     results: list[tuple[int, int]] = []
