@@ -40,6 +40,10 @@ CREATE TABLE IF NOT EXISTS events (
 _INDEX = "CREATE INDEX IF NOT EXISTS events_round ON events(round)"
 
 
+class MalformedPayload(str):
+    """The raw text of an event payload that is not JSON (a damaged trace): no JSON object."""
+
+
 @dataclass(frozen=True, slots=True)
 class Event:
     seq: int
@@ -281,9 +285,15 @@ class TraceReader:
         return {k: orjson.loads(v) for k, v in self._db.execute("SELECT key, value FROM meta")}
 
     def events(self, *, with_wall: bool = True) -> Iterator[Event]:
+        """Every event in order. A payload that is not JSON (a damaged trace) is read as the
+        ``MalformedPayload`` of its text: no evidence a check can read, never a crash
+        (``hil.checks.run_checks`` fails every check on its round, naming the event)."""
         for row in self._db.execute("SELECT * FROM events ORDER BY seq"):
-            yield Event(row[0], row[1], row[2], row[3] if with_wall else 0, row[4], row[5],
-                        orjson.loads(row[6]))
+            try:
+                payload = orjson.loads(row[6])
+            except (orjson.JSONDecodeError, TypeError):
+                payload = MalformedPayload(row[6])
+            yield Event(row[0], row[1], row[2], row[3] if with_wall else 0, row[4], row[5], payload)
 
     def rounds(self) -> Iterator[tuple[int, list[Event]]]:
         """Yield ``(round, events)`` in order; round 0 is the bench set-up."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from hil.checks import crazy_time
@@ -37,6 +38,10 @@ def checks_for(game: str) -> tuple[type[Check], ...]:
     return GAME_CHECKS[game]
 
 
+#: how a finding on evidence a check cannot read begins (``_result`` fails such a check)
+MALFORMED = "malformed evidence"
+
+
 def run_checks(trace_path: Path, config: CheckConfig | None = None) -> list[CheckResult]:
     """Run the checks of the trace's game over the trace at ``trace_path``, streaming it round
     by round, with ``config`` — by default the limits the trace recorded (``check_config``)."""
@@ -51,6 +56,14 @@ def run_checks(trace_path: Path, config: CheckConfig | None = None) -> list[Chec
             if n != 0 and not set_up:  # no round 0: the trace lacks its set-up (judged on nothing declared)
                 _setup(checks, BenchView())
                 set_up = True
+            if malformed := [e for e in events if not isinstance(e.payload, dict)]:
+                # an event whose payload is no JSON object is no evidence a check can read: every check
+                # fails on this round, naming the events, and judges the others
+                for c in checks:
+                    c.finding(n, None, f"{MALFORMED} in this round: " + ", ".join(
+                        f"event {e.seq} ({e.device}/{e.kind}) has a payload that is no JSON object" for e in malformed[:5])
+                        + (f" and {len(malformed) - 5} more" if len(malformed) > 5 else ""))
+                events = [e for e in events if isinstance(e.payload, dict)]
             declared.new_round()
             for e in events:
                 declared.observe(e.device, e.kind, e.payload)
@@ -86,8 +99,8 @@ def run_checks(trace_path: Path, config: CheckConfig | None = None) -> list[Chec
             for c in checks:
                 try:
                     c.observe(rv)
-                except (KeyError, TypeError, ValueError, IndexError) as exc:  # malformed evidence is a finding
-                    c.finding(n, None, f"malformed evidence in this round: {type(exc).__name__}: {exc}")
+                except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:  # malformed evidence: a finding
+                    c.finding(n, None, f"{MALFORMED} in this round: {type(exc).__name__}: {exc}")
         if not set_up:  # an empty trace (a run killed before it recorded anything)
             _setup(checks, BenchView())
     return [_result(c) for c in checks]
@@ -97,14 +110,19 @@ def _setup(checks: list[Check], bench: BenchView) -> None:
     for c in checks:
         try:
             c.setup(bench)
-        except (KeyError, TypeError, ValueError, IndexError) as exc:
-            c.finding(0, None, f"malformed set-up evidence: {type(exc).__name__}: {exc}")
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+            c.finding(0, None, f"{MALFORMED} in the set-up: {type(exc).__name__}: {exc}")
 
 
 def _result(c: Check) -> CheckResult:
-    """A check's verdict; a check that cannot reach one on this evidence fails, saying why."""
+    """A check's verdict; a check that cannot reach one on this evidence fails, saying why — and so
+    does one that read malformed evidence (its findings say where), whatever it made of the rest:
+    a damaged trace is never a pass, nor merely too short to judge."""
     try:
-        return c.result()
+        res = c.result()
+        if res.verdict != "fail" and any(f.message.startswith(MALFORMED) for f in res.findings):
+            res = dataclasses.replace(res, verdict="fail", summary=f"malformed evidence; {res.summary}")
+        return res
     except Exception as exc:  # noqa: BLE001 — a verdict on evidence the check cannot read is a failure
         regulation = " ".join((c.__doc__ or "").split())
         return CheckResult(c.id, c.section, c.title, regulation, "fail",

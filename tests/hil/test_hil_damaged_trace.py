@@ -1,0 +1,57 @@
+"""A damaged trace — an event payload that is no JSON object, or no JSON at all, or a press with
+fields of the wrong type — is evidence no check can read: ``croupier check`` fails the checks on
+the rounds it spoils, naming the events, and never ends in a traceback (issue 13, bad input)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from hil.cli import app
+
+SCENARIO = Path(__file__).resolve().parents[2] / "scenarios" / "crazy_time" / "normal_play.yaml"
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def trace(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("damaged") / "out"
+    run = runner.invoke(app, ["run", str(SCENARIO), "--max-rounds", "3", "--out", str(out)])
+    assert run.exit_code == 0, run.output
+    (path,) = (out / "traces").glob("*.sqlite")
+    assert runner.invoke(app, ["check", str(path)]).exit_code == 0  # intact: every check passes
+    return path
+
+
+def _damaged(trace: Path, where: Path, sql: str) -> Path:
+    copy = where / "damaged.sqlite"
+    shutil.copy(trace, copy)
+    with sqlite3.connect(copy) as db:
+        assert db.execute(sql).rowcount > 0
+    return copy
+
+
+@pytest.mark.parametrize("payload", ["[1, 2]", "{not json", "17", "null"])
+def test_a_payload_that_is_no_object_fails_the_checks_naming_the_event(trace, tmp_path, payload):
+    bad = _damaged(trace, tmp_path, f"UPDATE events SET payload = '{payload}' WHERE round = 2 AND kind = 'press'")
+    res = runner.invoke(app, ["check", str(bad)])
+    assert res.exception is None or isinstance(res.exception, SystemExit), res.exception
+    assert res.exit_code == 1, res.output
+    checks = json.loads(res.output)["checks"]
+    assert all(c["verdict"] == "fail" for c in checks)
+    assert all(any("has a payload that is no JSON object" in f["message"] and f["round"] == 2
+                   for f in c["findings"]) for c in checks)
+
+
+def test_a_press_with_fields_of_the_wrong_type_is_a_finding_not_a_crash(trace, tmp_path):
+    bad = _damaged(trace, tmp_path, """UPDATE events SET payload = '{"press_id": "x", "accepted": 3}'
+                                       WHERE round = 1 AND kind = 'press'""")
+    res = runner.invoke(app, ["check", str(bad)])
+    assert res.exception is None or isinstance(res.exception, SystemExit), res.exception
+    assert res.exit_code == 1, res.output
+    assert any(c["verdict"] == "fail" for c in json.loads(res.output)["checks"])
