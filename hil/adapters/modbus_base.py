@@ -15,8 +15,9 @@ polls of the shipped maps) is one more round trip, and the poller reads it on it
 came for ``CLOCK_READ_PERIOD_S``: a ``hil.clock.ClockEstimator`` fits offset *and* drift over a
 sliding window, and ``self.clock`` (a frozen ``ClockMap``, replaced at each refit) maps device
 times into the rig's simulated time (``device_time_s``). The estimate is recorded as
-``clock_estimate`` telemetry at connect, once per round (``clock_record``, called by the runner)
-and whenever it moves by more than its uncertainty; a drift beyond the bench's
+``clock_estimate`` telemetry at connect, once per round (``clock_record``, called by the runner),
+whenever it moves by more than its uncertainty (``moved``) and whenever the map in use declares
+more uncertainty than the last one recorded (``widened``); a drift beyond the bench's
 ``max_clock_drift_ppm`` is a ``wire_fault`` of kind ``clock_drift``; a clock that jumps (a
 device restarted behind a reconnect) restarts the estimate (``reason: step``).
 """
@@ -24,6 +25,7 @@ device restarted behind a reconnect) restarts the estimate (``reason: step``).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from typing import Any
 
@@ -40,8 +42,13 @@ CLOCK_SAMPLES = 16
 CLOCK_READ_PERIOD_S = 0.1
 #: a sample this far (simulated s) outside the map's bound is a clock that jumped, not drift
 CLOCK_STEP_S = 0.05
+#: ``clock_estimate`` reason: the map in use grew its uncertainty beyond the last recorded one
+WIDENED = "widened"
+#: a ``widened`` record declares the map's uncertainty this much larger (relative), so the map may
+#: grow that much more before the next record (docs/wire/clock.md: a few records a round, not one a refit)
+WIDEN_MARGIN = 0.10
 
-__all__ = ["CLOCK_SAMPLES", "ClockMap", "DeviceClockTracking", "ModbusAdapterBase"]
+__all__ = ["CLOCK_SAMPLES", "WIDEN_MARGIN", "WIDENED", "ClockMap", "DeviceClockTracking", "ModbusAdapterBase"]
 
 
 class DeviceClockTracking:
@@ -98,7 +105,9 @@ class DeviceClockTracking:
     def _new_map(self, m: ClockMap, reason: str | None = None) -> None:
         """A refit ``m`` (or a restarted estimate: ``reason``). The map in use is kept while it agrees
         with ``m`` (``ClockMap.kept_against``: its uncertainty then grows by the disagreement), so
-        that device intervals stay exact and a device time maps to one rig time."""
+        that device intervals stay exact and a device time maps to one rig time. The map in use is
+        recorded when it moved by more than the recorded uncertainty (``moved``) or has more
+        uncertainty than the trace declares (``widened``, declared ``WIDEN_MARGIN`` wider)."""
         if reason is None and self.clock is not None and (kept := self.clock.kept_against(m)) is not None:
             self.clock = kept
         else:
@@ -113,9 +122,17 @@ class DeviceClockTracking:
         last, m = self._recorded, self.clock
         if reason is None and last is not None:
             now = self.env.wall_now()
-            if abs(m.offset_at(now) - last.offset_at(now)) <= last.uncertainty_s:
+            if abs(m.offset_at(now) - last.offset_at(now)) > last.uncertainty_s:
+                reason = "moved"
+            elif m.uncertainty_s > last.uncertainty_s:
+                # The map in use (kept against this refit, or the prior's before the fit) has more
+                # uncertainty than the trace declares: recorded before any stamp it maps is posted (the
+                # same queue), declared WIDEN_MARGIN wider (a larger bound is still a bound), so the
+                # declarations are never below the map that mapped a stamp (docs/wire/clock.md).
+                reason = WIDENED
+                m = dataclasses.replace(m, uncertainty_s=m.uncertainty_s * (1 + WIDEN_MARGIN))
+            else:
                 return
-            reason = "moved"
         self._post_estimate(m, reason or "moved")
 
     def _post_estimate(self, m: ClockMap, reason: str) -> None:
