@@ -19,19 +19,16 @@ import numpy as np
 import pytest
 import simpy
 
-from devices.contracts import PressAnswer
 from hil.adapters.modbus_base import DeviceClockTracking
-from hil.checks import run_checks
 from hil.clock import ClockMap
 from hil.controller import TableCroupier
 from hil.scenario import parse_scenario
 from hil.trace import DECISION, ClockDeclarations, TraceReader, TraceWriter
+from tests.hil.clock_rounds import AGREE, SCENARIO, record_press, record_void_round, verdicts
 
 NO_MORE_BETS_S = 475.8
 PRESS_S = NO_MORE_BETS_S - 0.001907  # press 1939 of the soak run's round 7
 PRESS_ID = 1939
-SCENARIO = "schema: 1\nname: t\ngame: crazy-time\nseed: 1\nrounds: 1\n"
-CHECKS = ("CT-690.2e-settlement", "CT-690.2a-late-bets")
 
 
 class _Clock:
@@ -69,13 +66,7 @@ def _round7(tmp_path: Path, decision_u_s: float | None, end_u_s: float = 0.00237
         sc = parse_scenario(SCENARIO, "t.yaml").scenario
         croupier = TableCroupier(simpy.Environment(), wagering, w, sc, np.random.default_rng(1))
         clock.now = PRESS_S + 0.002
-        press = PressAnswer(PRESS_ID, 6, "1", 100, True, PRESS_S, PRESS_S + 0.002, None)
-        w.record("adversary", "adversary_attempt", {"attempt": "1-1", "via": "injection", "seat": 6, "spot": "1",
-                                                    "intended_s": PRESS_S, "sent_s": PRESS_S})
-        w.record("wagering", "press", vars(press))
-        w.record("adversary", "adversary_answer", {"attempt": "1-1", "press_id": PRESS_ID})
-        croupier.answers.append(press)
-        croupier.rig_press_ids.add(PRESS_ID)
+        record_press(w, croupier, PRESS_ID, PRESS_S)
         clock.now = NO_MORE_BETS_S
         w.record("croupier", "no_more_bets", {})
         w.record("wagering", "lockout_command", {"device_time_s": NO_MORE_BETS_S + 0.0005})
@@ -84,28 +75,13 @@ def _round7(tmp_path: Path, decision_u_s: float | None, end_u_s: float = 0.00237
         if decision_u_s is None:  # the rule before: the current map, nothing recorded
             croupier.wagering = type("Old", (), {"clock": wagering.clock, "name": "wagering"})()
         wagers = [a.press_id for a in croupier._player_presses(NO_MORE_BETS_S)]
-        for pid in wagers:
-            w.record("croupier", "wager", {"wager_id": f"1-{pid}", "seat": 6, "spot": "1", "press_id": pid,
-                                           "stake_cents": 100})
-            w.record("wagering", "meter_increment", {"press_id": pid})
-            w.record("croupier", "refund", {"wager_id": f"1-{pid}", "seat": 6, "spot": "1", "stake_cents": 100})
-        w.record("croupier", "round_end", {"round": 1, "void": True, "reason": "spin_void_limit",
-                                           "wagers": len(wagers)})
+        record_void_round(w, wagers)
         clock.now = NO_MORE_BETS_S + 75.05
         wagering.clock = ClockMap(0.0, end_u_s, 100.0)
         wagering.clock_record()  # the runner's, at the commit
         decided = dict(w.clock_declarations.decided)
         w.commit(round_end=True)
     return path, wagers, decided
-
-
-#: the round is void (its wagers refunded): the settlement check finds no deviation but has no settled
-#: round to pass on
-AGREE = {"CT-690.2e-settlement": ("indeterminate", 0), "CT-690.2a-late-bets": ("pass", 0)}
-
-
-def _verdicts(path: Path) -> dict[str, tuple[str, int]]:
-    return {r.id: (r.verdict, r.findings_total) for r in run_checks(path) if r.id in CHECKS}
 
 
 def test_a_press_before_no_more_bets_by_more_than_the_decision_s_uncertainty_is_a_wager_for_both(tmp_path):
@@ -115,7 +91,7 @@ def test_a_press_before_no_more_bets_by_more_than_the_decision_s_uncertainty_is_
         estimates = [(e.payload["reason"], e.payload["clock_uncertainty_s"]) for e in r.events()
                      if e.kind == "clock_estimate"]
     assert estimates == [("moved", 0.0015), (DECISION, 0.0015), ("round", 0.00237)]
-    assert _verdicts(path) == AGREE
+    assert verdicts(path) == AGREE
 
 
 def test_a_press_within_the_decision_s_uncertainty_is_refused_and_the_checks_agree(tmp_path):
@@ -125,7 +101,7 @@ def test_a_press_within_the_decision_s_uncertainty_is_refused_and_the_checks_agr
         refused = [e.payload for e in r.events() if e.kind == "wager_rejected"]
     assert [(p["press_id"], p["reason"], p["clock_uncertainty_s"]) for p in refused] == [
         (PRESS_ID, "placed after no more bets", 0.0024)]
-    assert _verdicts(path) == AGREE
+    assert verdicts(path) == AGREE
 
 
 def test_a_round_without_a_decision_record_is_judged_with_the_round_s_largest_as_before(tmp_path):
@@ -133,8 +109,8 @@ def test_a_round_without_a_decision_record_is_judged_with_the_round_s_largest_as
     the checks judge it with the end-of-round 2.37 ms — the rig's false FAIL, unchanged for such a trace."""
     path, wagers, _ = _round7(tmp_path, None)
     assert wagers == [PRESS_ID]
-    verdicts = _verdicts(path)
-    assert verdicts == {"CT-690.2e-settlement": ("fail", 1), "CT-690.2a-late-bets": ("fail", 1)}, verdicts
+    got = verdicts(path)
+    assert got == {"CT-690.2e-settlement": ("fail", 1), "CT-690.2a-late-bets": ("fail", 1)}, got
 
 
 def test_the_declarations_up_to_the_decision_set_its_uncertainty():

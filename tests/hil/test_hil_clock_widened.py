@@ -21,19 +21,16 @@ import numpy as np
 import pytest
 import simpy
 
-from devices.contracts import PressAnswer
 from hil.adapters.modbus_base import WIDEN_MARGIN, WIDENED, DeviceClockTracking
-from hil.checks import run_checks
 from hil.clock import ClockMap, ClockSample
 from hil.controller import TableCroupier
 from hil.scenario import parse_scenario
 from hil.trace import DECISION, TraceReader, TraceWriter
+from tests.hil.clock_rounds import AGREE, SCENARIO, record_press, record_void_round, verdicts
 
 NO_MORE_BETS_S = 4.6
 PRESS_S = NO_MORE_BETS_S - 0.015
 PRESS_ID = 7
-SCENARIO = "schema: 1\nname: t\ngame: crazy-time\nseed: 1\nrounds: 1\n"
-CHECKS = ("CT-690.2e-settlement", "CT-690.2a-late-bets")
 #: the map recorded at connect (4.3 ms) and a refit it is kept against: 4 ms apart, 15.4 ms wide
 RECORDED = ClockMap(0.0, 0.0043, 100.0, valid_from_s=0.0, valid_to_s=1.0)
 REFIT = ClockMap(0.004, 0.0154, 100.0, valid_from_s=0.5, valid_to_s=5.5)
@@ -158,13 +155,7 @@ def _round(tmp_path: Path, croupier_takes_it: bool | None, widened: bool = True)
                                  np.random.default_rng(1))
         clock.now = wagering.env.now_s = PRESS_S + 0.002
         wagering._new_map(REFIT)  # the I/O thread's refit, before the press it maps is posted
-        press = PressAnswer(PRESS_ID, 6, "1", 100, True, PRESS_S, PRESS_S + 0.002, None)
-        w.record("adversary", "adversary_attempt", {"attempt": "1-1", "via": "injection", "seat": 6, "spot": "1",
-                                                    "intended_s": PRESS_S, "sent_s": PRESS_S})
-        w.record("wagering", "press", vars(press))
-        w.record("adversary", "adversary_answer", {"attempt": "1-1", "press_id": PRESS_ID})
-        croupier.answers.append(press)
-        croupier.rig_press_ids.add(PRESS_ID)
+        record_press(w, croupier, PRESS_ID, PRESS_S)
         wagering.env.now_s = PRESS_S + 0.005
         wagering._new_map(ClockMap(0.001, 0.010, 100.0, valid_from_s=1.0, valid_to_s=6.0))
         assert round(wagering.clock.uncertainty_s, 6) == 0.011
@@ -177,25 +168,12 @@ def _round(tmp_path: Path, croupier_takes_it: bool | None, widened: bool = True)
         else:
             wagering.clock_decision()
             wagers = [PRESS_ID] if croupier_takes_it else []
-        for pid in wagers:
-            w.record("croupier", "wager", {"wager_id": f"1-{pid}", "seat": 6, "spot": "1", "press_id": pid,
-                                           "stake_cents": 100})
-            w.record("wagering", "meter_increment", {"press_id": pid})
-            w.record("croupier", "refund", {"wager_id": f"1-{pid}", "seat": 6, "spot": "1", "stake_cents": 100})
-        w.record("croupier", "round_end", {"round": 1, "void": True, "reason": "spin_void_limit",
-                                           "wagers": len(wagers)})
+        record_void_round(w, wagers)
         clock.now = NO_MORE_BETS_S + 75.0
         wagering.clock_record()
         w.commit(round_end=True)
     return path, wagers
 
-
-def _verdicts(path: Path) -> dict[str, tuple[str, int]]:
-    return {r.id: (r.verdict, r.findings_total) for r in run_checks(path) if r.id in CHECKS}
-
-
-#: a void round (refunded): the settlement check finds no deviation but has no settled round to pass on
-AGREE = {"CT-690.2e-settlement": ("indeterminate", 0), "CT-690.2a-late-bets": ("pass", 0)}
 
 
 def test_the_croupier_decides_with_the_widened_map_and_the_checks_agree(tmp_path):
@@ -208,7 +186,7 @@ def test_the_croupier_decides_with_the_widened_map_and_the_checks_agree(tmp_path
     assert estimates == [(WIDENED, 0.02134), (DECISION, 0.011), ("round", 0.011)]  # 19.4 ms + 10 %
     refused = [e.payload for e in events if e.kind == "wager_rejected"]
     assert [(p["press_id"], round(p["clock_uncertainty_s"], 6)) for p in refused] == [(PRESS_ID, 0.02134)]
-    assert _verdicts(path) == AGREE
+    assert verdicts(path) == AGREE
 
 
 def test_run_checks_judges_the_round_with_the_widened_map(tmp_path):
@@ -216,6 +194,6 @@ def test_run_checks_judges_the_round_with_the_widened_map(tmp_path):
     same round without the record (the trace before this rule) passed on the 11 ms it declared."""
     path, wagers = _round(tmp_path, True)
     assert wagers == [PRESS_ID]
-    assert _verdicts(path) == {"CT-690.2e-settlement": ("fail", 1), "CT-690.2a-late-bets": ("fail", 1)}
+    assert verdicts(path) == {"CT-690.2e-settlement": ("fail", 1), "CT-690.2a-late-bets": ("fail", 1)}
     thin, _ = _round(tmp_path, True, widened=False)
-    assert _verdicts(thin) == AGREE
+    assert verdicts(thin) == AGREE
