@@ -11,6 +11,7 @@ QA bench can run for hours and a lab can re-check a trace long after the run.
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import os
 import sqlite3
 import time
@@ -26,6 +27,13 @@ SCHEMA_VERSION = 1
 _DDL = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS state (round INTEGER PRIMARY KEY, state TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS chain (
+    n          INTEGER PRIMARY KEY,
+    round      INTEGER NOT NULL,
+    last_seq   INTEGER NOT NULL,
+    state      INTEGER NOT NULL,
+    link       TEXT    NOT NULL
+);
 CREATE TABLE IF NOT EXISTS events (
     seq      INTEGER PRIMARY KEY,
     round    INTEGER NOT NULL,
@@ -38,6 +46,12 @@ CREATE TABLE IF NOT EXISTS events (
 """
 # Built when the trace is closed: maintaining it per insert costs ~40 % of the write time.
 _INDEX = "CREATE INDEX IF NOT EXISTS events_round ON events(round)"
+
+
+#: the link before a trace's first commit
+GENESIS = bytes(32)
+#: the metadata key the writer records the chain's head in when it closes
+CHAIN_META = "chain"
 
 
 class MalformedPayload(str):
@@ -165,8 +179,14 @@ class TraceWriter:
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_DDL)
         self._seq = 0
+        self._link, self._commits, self._link_round = GENESIS, 0, 0
         if _reopen:
             self._seq = self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0]
+            last = self._db.execute("SELECT n, round, link FROM chain ORDER BY n DESC LIMIT 1").fetchone()
+            if last is not None:
+                self._commits, self._link_round, self._link = last[0], last[1], bytes.fromhex(last[2])
+            # the head is recorded again when this writer closes (a reopened trace goes on growing)
+            self._db.execute("DELETE FROM meta WHERE key = ?", (CHAIN_META,))
         self._pending: list[tuple] = []
         self.round = 0
         self.clock: Any = None  # anything with a ``now`` (the simpy.Environment); None = time 0
@@ -251,17 +271,30 @@ class TraceWriter:
         for hook in self.before_commit:
             hook()
         if self._pending or state is not None:
+            state_text = None if state is None else orjson.dumps(state, option=orjson.OPT_NON_STR_KEYS).decode()
+            link = _link(self._link, self._pending, self.round, state_text)
             self._db.execute("BEGIN")
             self._db.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?)", self._pending)
             if state is not None:
-                self._db.execute("INSERT OR REPLACE INTO state(round, state) VALUES (?, ?)",
-                                 (self.round, orjson.dumps(state, option=orjson.OPT_NON_STR_KEYS).decode()))
+                self._db.execute("INSERT OR REPLACE INTO state(round, state) VALUES (?, ?)", (self.round, state_text))
+            self._db.execute("INSERT INTO chain VALUES (?, ?, ?, ?, ?)",
+                             (self._commits + 1, self.round, self._seq, state is not None, link.hex()))
             self._db.execute("COMMIT")
             self._pending.clear()
+            self._commits, self._link, self._link_round = self._commits + 1, link, self.round
 
     def close(self) -> None:
         self.commit(round_end=True)
+        meta = {k: orjson.loads(v) for k, v in self._db.execute("SELECT key, value FROM meta")}
+        self.set_meta({CHAIN_META: {"head": self._link.hex(), "commits": self._commits, "round": self._link_round,
+                                    "meta": _meta_digest(meta)}})
         self._db.execute(_INDEX)
+        # one self-contained file once closed: the WAL folded back in, no -wal/-shm left beside it
+        self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        try:
+            self._db.execute("PRAGMA journal_mode=DELETE")
+        except sqlite3.OperationalError:  # a reader holds it open this instant: its WAL stays, checkpointed
+            pass
         self._db.close()
         os.close(self._lock)
 
@@ -320,6 +353,64 @@ class TraceReader:
     def count(self) -> int:
         return self._db.execute("SELECT COUNT(*) FROM events").fetchone()[0]
 
+    def _chain_status(self) -> ChainStatus:
+        db = self._db
+        tables = {t for (t,) in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        meta = self.meta() if "meta" in tables else {}
+        if "chain" not in tables or "events" not in tables:
+            closed = CHAIN_META in meta
+            brk = [ChainBreak(0, "the trace has no hash chain (recorded before it existed, or killed while "
+                                 "it was being created)")] if closed or "events" in tables and self.count() else []
+            return ChainStatus(brk, closed, 0, 0, GENESIS.hex())
+        breaks: list[ChainBreak] = []
+        states = dict(db.execute("SELECT round, state FROM state").fetchall()) if "state" in tables else {}
+        used_states: set[int] = set()
+        events = db.execute("SELECT seq, round, sim_time, wall_ns, device, kind, payload FROM events ORDER BY seq")
+        pending = next(events, None)
+        prev, last_seq, n, rnd = GENESIS, 0, 0, 0
+        for n_row, rnd, last_seq_row, has_state, link_hex in db.execute(
+                "SELECT n, round, last_seq, state, link FROM chain ORDER BY n"):
+            rows = []
+            while pending is not None and pending[0] <= last_seq_row:
+                rows.append(pending)
+                pending = next(events, None)
+            if n_row != n + 1:
+                breaks.append(ChainBreak(rnd, f"commit {n + 1} to {n_row - 1} missing before this round's commit {n_row}"))
+            if rows and (rows[0][0] != last_seq + 1 or [r[0] for r in rows] != list(range(rows[0][0], rows[0][0] + len(rows)))):
+                breaks.append(ChainBreak(rnd, f"events missing or inserted: sequence numbers {rows[0][0]}..{rows[-1][0]} "
+                                              f"after {last_seq}"))
+            state_text = states.get(rnd) if has_state else None
+            if has_state:
+                used_states.add(rnd)
+            try:
+                link = bytes.fromhex(link_hex)
+            except (ValueError, TypeError):
+                link = b""
+            if _link(prev, rows, rnd, state_text) != link:
+                breaks.append(ChainBreak(rnd, f"the events or the state of commit {n_row} (round {rnd}) do not hash to "
+                                              "its chain link: changed, moved, deleted or inserted"))
+            prev, last_seq, n = link, last_seq_row, n_row
+        if pending is not None:
+            extra = 1 + sum(1 for _ in events)
+            breaks.append(ChainBreak(pending[1], f"{extra} event(s) from seq {pending[0]} on are in no commit of the chain"))
+        if stray := sorted(set(states) - used_states):
+            breaks.append(ChainBreak(stray[0], f"a table state of round(s) {stray[:5]} is in no commit of the chain"))
+        head = meta.get(CHAIN_META)
+        closed = head is not None
+        if closed:
+            if not isinstance(head, dict) or not all(k in head for k in ("head", "commits", "round")):
+                breaks.append(ChainBreak(rnd, "the chain head recorded at close is unreadable"))
+            else:
+                if head["commits"] != n or head["head"] != prev.hex():
+                    first_missing = rnd + 1 if isinstance(head["round"], int) and head["round"] > rnd else head["round"]
+                    breaks.append(ChainBreak(first_missing, f"the trace ends at round {rnd} (commit {n}) but its writer "
+                                                            f"closed it after round {head['round']} (commit {head['commits']}, "
+                                                            f"head {head['head'][:16]}…): truncated or its last rounds changed"))
+                if head.get("meta") is not None and head["meta"] != _meta_digest(meta):
+                    breaks.append(ChainBreak(0, "the trace's metadata changed after its writer closed it"))
+        return ChainStatus(breaks, closed, n, rnd, head["head"] if closed and isinstance(head, dict) and "head" in head
+                           else prev.hex())
+
     def close(self) -> None:
         self._db.close()
 
@@ -328,3 +419,73 @@ class TraceReader:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _link(prev: bytes, rows: list[tuple], rnd: int, state_text: str | None) -> bytes:
+    """The chain link of one commit: SHA-256 of the link before it and the canonical bytes of what
+    the commit made durable (the writer's round, every event with both clocks and its payload text,
+    and the table's state when one was committed with it)."""
+    return hashlib.sha256(prev + orjson.dumps([rnd, [list(r) for r in rows], state_text])).digest()
+
+
+@dataclass(frozen=True, slots=True)
+class ChainBreak:
+    """Where a trace's hash chain does not hold: the round (of the commit) and what is wrong."""
+
+    round: int
+    message: str
+
+
+@dataclass(frozen=True)
+class ChainStatus:
+    """What ``chain_status`` found. ``closed``: the writer closed the trace and recorded the head
+    (a run killed mid-way leaves none: its chain verifies up to ``last_round``, the last committed
+    round, and ``breaks`` can still be empty). ``head``: the recorded head when closed, else the
+    last commit's link (hex)."""
+
+    breaks: list[ChainBreak]
+    closed: bool
+    commits: int
+    last_round: int
+    head: str
+
+    @property
+    def ok(self) -> bool:
+        return not self.breaks
+
+    def describe(self) -> str:
+        if self.breaks:
+            return "; ".join(f"round {b.round}: {b.message}" for b in self.breaks[:5]) + (
+                f" and {len(self.breaks) - 5} more" if len(self.breaks) > 5 else "")
+        if self.closed:
+            return f"chain intact: {self.commits} commit(s) up to round {self.last_round}, head {self.head}"
+        return (f"chain intact up to round {self.last_round} ({self.commits} commit(s)), but no head was "
+                "recorded: the writer never closed (a killed run)")
+
+
+def _meta_digest(meta: dict[str, Any]) -> str:
+    return hashlib.sha256(orjson.dumps({k: v for k, v in meta.items() if k != CHAIN_META},
+                                       option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)).hexdigest()
+
+
+def chain_status(path: Path) -> ChainStatus:
+    """Verify the per-round hash chain of the trace at ``path`` (see ``verify_chain``) and say
+    whether its writer closed it (``ChainStatus.closed``). TraceError when it is no trace."""
+    with TraceReader(path) as r:
+        return r._chain_status()
+
+
+def verify_chain(path: Path) -> list[ChainBreak]:
+    """Every place the trace's hash chain does not hold: [] when each commit's events and state
+    hash, with the link before it, to its own link, the commits are dense and in order, and the last
+    matches the head recorded at close. A changed event or state, a round deleted, inserted or moved,
+    and a trace truncated after its writer closed are each a ``ChainBreak`` naming the round.
+    A trace a killed run left (no head recorded) verifies up to its last committed round: use
+    ``chain_status`` to tell it from a closed one."""
+    return chain_status(path).breaks
+
+
+def chain_head(path: Path) -> str:
+    """The hex SHA-256 chain link of the trace's last commit: the head its writer recorded at close,
+    or for a trace a killed run left, the link of its last committed round."""
+    return chain_status(path).head
