@@ -10,7 +10,11 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import importlib.resources
+import logging
+import logging.handlers
+import multiprocessing
 import os
+import threading
 import time
 import traceback
 import zlib
@@ -30,6 +34,7 @@ from hil.checks import CheckConfig, run_checks
 from hil.config import ConfigError, read_text
 from hil.controller import CROUPIER
 from hil.scenario import LoadedScenario, Scenario
+from hil.progress import SuiteProgress, TraceObserver, outcome_of
 from hil.tables import TableContext, table_for
 from hil.trace import TraceWriter
 from hil.transport.ioloop import IoLoop
@@ -135,14 +140,17 @@ class ResumeError(RuntimeError):
 
 def simulate(loaded: LoadedScenario, bench: LoadedBench, rules: LoadedRules, trace_path: Path,
              seed: int, roulette_x: LoadedRules | None = None, resume: bool = False,
-             ) -> tuple[dict[str, int], float]:
+             progress: Callable[[int, int], None] | None = None) -> tuple[dict[str, int], float]:
     """Drive the scenario's rounds on the bench, recording the trace; returns the croupier's
     tallies and the simulated time. An exception is recorded in the trace, then re-raised.
 
     The table comes from the registry (``hil.tables``). A Roulette table draws its illuminator
     from ``roulette_x`` (default: the shipped reference Rules Submission). With ``resume`` and a
     trace at ``trace_path`` a killed run left, the run goes on in that trace after its last
-    committed round, from the table's state committed with it (ResumeError when it cannot)."""
+    committed round, from the table's state committed with it (ResumeError when it cannot).
+
+    ``progress(rounds_done, void_rounds)`` is called as rounds are committed (throttled,
+    ``hil.progress.TraceObserver``), first with the rounds already in a resumed trace."""
     sc = loaded.scenario
     table = table_for(sc.game)
     game_rules = {"crazy-time": rules, "roulette-x": roulette_x or load_roulette_x_rules()}.get(table.rules_kind)
@@ -166,6 +174,9 @@ def simulate(loaded: LoadedScenario, bench: LoadedBench, rules: LoadedRules, tra
     else:
         writer = TraceWriter(trace_path, trace_meta(loaded, bench, game_rules, seed))
         seed_seq = np.random.SeedSequence(seed)
+    # before the table is built: the devices' telemetry goes through it (bench connect, wire faults)
+    observer = TraceObserver(writer, sc.name, progress, real_devices=bench.config.real_time)
+    observer.start(point.last_round if point is not None else 0)
     io = None
     ctx = None
     try:
@@ -216,11 +227,13 @@ def simulate(loaded: LoadedScenario, bench: LoadedBench, rules: LoadedRules, tra
         if io is not None:
             io.close()
         writer.close()
+        observer.flush()
 
 
 def run_scenario(
     loaded: LoadedScenario, bench: LoadedBench, rules: LoadedRules, out_dir: Path, seed_override: int | None = None,
     roulette_x: LoadedRules | None = None, resume: bool = False,
+    progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
     """Run one scenario to completion and check its trace; never raises for a scenario's own
     failure (a crash is recorded in the result, the trace kept). With ``resume`` a trace a killed
@@ -251,7 +264,7 @@ def run_scenario(
         own = scenario_rules(loaded)  # validated at load by the CLI; a scenario's own rules win
         if own is not None:
             rules, roulette_x = (rules, own) if sc.game == "roulette" else (own, roulette_x)
-        stats, sim_time = simulate(loaded, bench, rules, trace_path, seed, roulette_x, resume)
+        stats, sim_time = simulate(loaded, bench, rules, trace_path, seed, roulette_x, resume, progress)
     except BenchRefused as exc:
         exc.scenario = sc.name  # the suite stops: the bench cannot run it (hil.applicability)
         raise
@@ -277,9 +290,18 @@ def judge(checks: list[dict[str, Any]], expected_fail, error: str | None = None)
             "expectation_met": error is None and failed == expected}
 
 
-def _worker_init(parent: int) -> None:
+_log = logging.getLogger("croupier.run")
+
+#: in a worker process: where its progress messages and log records go (``_worker_init``)
+_CHANNEL: Any = None
+
+
+def _worker_init(parent: int, channel: Any = None, log_level: int = logging.WARNING) -> None:
     """A worker process dies with the run that started it (Linux ``PR_SET_PDEATHSIG``): a run
-    killed with -9 leaves no worker writing its traces behind it."""
+    killed with -9 leaves no worker writing its traces behind it. Its ``croupier`` log records
+    and its progress messages go to ``channel`` (a multiprocessing queue the parent reads:
+    ``_Listener``), never to the worker's own stderr or log file."""
+    global _CHANNEL
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     try:
         import ctypes
@@ -290,17 +312,88 @@ def _worker_init(parent: int) -> None:
         pass
     if os.getppid() != parent:  # the parent died before the signal was armed
         os._exit(1)
+    if channel is not None:
+        _CHANNEL = channel
+        root = logging.getLogger("croupier")
+        for handler in list(root.handlers):  # a forked worker inherited the parent's: they are the parent's
+            root.removeHandler(handler)
+        root.addHandler(logging.handlers.QueueHandler(channel))
+        root.setLevel(log_level)
+        root.propagate = False
 
 
-def _job(args: tuple) -> dict[str, Any]:
-    return run_scenario(*args)
+def _run_one(i: int, args: tuple, send: Callable[[tuple], None]) -> dict[str, Any]:
+    """Scenario ``i``: its start and finish logged, its progress sent as ("rounds", i, done, void)
+    and ("finished", i, outcome) messages, in order with its log records."""
+    sc = args[0].scenario
+    _log.info("scenario started", extra={"scenario": sc.name, "rounds": sc.rounds, "game": sc.game})
+    result = run_scenario(*args, progress=lambda done, void: send(("rounds", i, done, void)))
+    outcome = outcome_of(result)
+    fields = {"scenario": sc.name, "outcome": outcome, "rounds": sc.rounds,
+              "wall_s": result.get("wall_s"), "sim_time_s": result.get("sim_time_s")}
+    for key in ("unexpected_failures", "missed_failures", "not_applicable"):
+        if result.get(key):
+            fields[key] = result[key]
+    if result.get("undecided"):
+        fields["undecided"] = [u.get("id") if isinstance(u, dict) else u for u in result["undecided"]]
+    if result.get("error"):
+        fields["error"] = str(result["error"]).strip().splitlines()[-1]
+    _log.log(logging.WARNING if outcome == "not met" else logging.INFO, "scenario finished", extra=fields)
+    send(("finished", i, outcome))
+    return result
+
+
+def _job(i: int, args: tuple) -> dict[str, Any]:
+    return _run_one(i, args, _CHANNEL.put if _CHANNEL is not None else (lambda msg: None))
+
+
+def _dispatch(progress: SuiteProgress | None, msg: Any) -> None:
+    """One message of a scenario's run: a log record (a worker's) or its progress."""
+    if isinstance(msg, logging.LogRecord):
+        logger = logging.getLogger(msg.name)
+        if logger.isEnabledFor(msg.levelno):
+            logger.handle(msg)
+    elif progress is not None and msg[0] == "rounds":
+        progress.rounds_done(msg[1], msg[2], msg[3])
+    elif progress is not None and msg[0] == "finished":
+        progress.scenario_finished(msg[1], {"outcome": msg[2]})
+
+
+class _Listener:
+    """The parent's side of the workers' channel: progress messages to ``progress``, log records
+    to the parent's ``croupier`` handlers (stderr, the log file), on a thread of its own."""
+
+    def __init__(self, progress: SuiteProgress | None) -> None:
+        self.progress = progress
+        self.channel = multiprocessing.Queue()
+        self._thread = threading.Thread(target=self._run, name="croupier-workers", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while (msg := self.channel.get()) is not None:
+            try:
+                _dispatch(self.progress, msg)
+            except Exception:  # noqa: BLE001 — progress and logs never stop a run
+                _log.debug("progress message dropped", exc_info=True)
+
+    def close(self) -> None:
+        """After the workers are gone (their messages all sent): drain, then stop."""
+        self.channel.put(None)
+        self._thread.join(timeout=10)
+        self.channel.close()
+        self.channel.join_thread()
 
 
 def run_suite(
     scenarios: list[LoadedScenario], bench: LoadedBench, rules: LoadedRules, out_dir: Path,
     seed_override: int | None = None, jobs: int = 1, roulette_x: LoadedRules | None = None, resume: bool = False,
+    progress: SuiteProgress | None = None,
 ) -> list[dict[str, Any]]:
-    """Run every scenario (in parallel over ``jobs`` processes); results in input order."""
+    """Run every scenario (in parallel over ``jobs`` processes); results in input order.
+
+    ``progress`` (``hil.progress``; indices are the input order) hears each scenario's committed
+    rounds and its outcome as it finishes, from whichever worker runs it; the ``croupier.run``
+    logger has each scenario's start and finish (with its outcome), and a refusal."""
     args = [(s, bench, rules, out_dir, seed_override, roulette_x, resume) for s in scenarios]
     # Longest first, so two workers finish together.
     order = sorted(range(len(args)), key=lambda i: -scenarios[i].scenario.rounds)
@@ -308,17 +401,25 @@ def run_suite(
     try:
         if jobs <= 1 or len(args) <= 1:
             for i in order:
-                results[i] = run_scenario(*args[i])
+                results[i] = _run_one(i, args[i], lambda msg: _dispatch(progress, msg))
         else:
-            with ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init, initargs=(os.getpid(),)) as pool:
-                futures = {i: pool.submit(_job, args[i]) for i in order}
-                try:
-                    for i, f in futures.items():
-                        results[i] = f.result()
-                except BenchRefused:
-                    pool.shutdown(cancel_futures=True)
-                    raise
+            listener = _Listener(progress)
+            level = logging.getLogger("croupier").getEffectiveLevel()
+            try:
+                with ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init,
+                                         initargs=(os.getpid(), listener.channel, level)) as pool:
+                    futures = {i: pool.submit(_job, i, args[i]) for i in order}
+                    try:
+                        for i, f in futures.items():
+                            results[i] = f.result()
+                    except BenchRefused:
+                        pool.shutdown(cancel_futures=True)
+                        raise
+            finally:
+                listener.close()
     except BenchRefused as exc:  # the scenarios that ran before it are kept (their traces and results)
+        _log.info("bench refused the run", extra={"scenario": getattr(exc, "scenario", None), "kind": exc.kind,
+                                                  "role": exc.role, "reason": exc.message})
         exc.results = [results[i] for i in range(len(args)) if i in results]
         raise
     return [results[i] for i in range(len(args))]
