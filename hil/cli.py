@@ -48,6 +48,52 @@ def _bad_input(exc: ConfigError) -> typer.Exit:
     return typer.Exit(EXIT_BAD_INPUT)
 
 
+#: ``-q`` / ``-v`` / ``--log-file``, on every command that runs long or talks to devices (hil.logs)
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="errors only: no progress, no table (run: one line)")]
+VerboseOpt = Annotated[int, typer.Option("--verbose", "-v", count=True, help="-v info, -vv debug (each round) on stderr")]
+LogFileOpt = Annotated[Optional[Path], typer.Option(
+    "--log-file", help="append structured logs here, one JSON object a line (info and above; debug at -vv)")]
+
+
+def _logging(quiet: bool, verbose: int, log_file: Path | None) -> int:
+    """Set up logging (``hil.logs.configure``) from the options; returns the verbosity (-1..2).
+    -q with -v, or a log file that cannot be opened, is bad input (exit 2)."""
+    from hil.logs import configure
+
+    if quiet and verbose:
+        sys.stderr.write("error: -q or -v, not both\n")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    verbosity = -1 if quiet else min(verbose, 2)
+    try:
+        configure(verbosity, log_file)
+    except OSError as exc:
+        sys.stderr.write(f"error: --log-file {log_file}: cannot write: {exc.strerror or exc}\n")
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    return verbosity
+
+
+def run_suite_with_progress(scenarios, bench, rules, out: Path, seed, jobs: int, roulette_x, resume: bool,
+                            verbosity: int = 0) -> list[dict]:
+    """``hil.runner.run_suite`` with its progress on stderr (``hil.progress.make_progress``: live bars
+    on a terminal, a line every 10 s elsewhere, none at -q), closed whatever happens."""
+    from hil.progress import make_progress
+    from hil.runner import run_suite
+
+    progress = make_progress([(s.scenario.name, s.scenario.rounds) for s in scenarios], verbosity)
+    try:
+        return run_suite(scenarios, bench, rules, out, seed, jobs, roulette_x, resume, progress=progress)
+    finally:
+        progress.close()
+
+
+def print_one_line(report: dict, out: Path) -> None:
+    """``run -q``'s result: the outcome counts and where the report is, on one line (stdout)."""
+    s = report["summary"]
+    sys.stdout.write(f"{s['expectations_met']}/{s['scenarios']} met, {s['expectations_not_met']} not met, "
+                     f"{s.get('not_decisive', 0)} not decisive, {s['not_applicable']} not applicable: "
+                     f"{out / 'report.json'}\n")
+
+
 def _archive_previous(out: Path) -> None:
     """A run never overwrites an earlier one: its reports and traces move to ``archive/``."""
     old = [p for p in (out / "report.json", out / "junit.xml", out / "traces") if p.exists()]
@@ -122,12 +168,16 @@ def run(
              "round, from the table's state committed with it (streaks, meters)")] = False,
     max_rounds: Annotated[Optional[int], typer.Option(
         help="cap every scenario's rounds (a smoke run: statistical checks may become indeterminate)")] = None,
+    quiet: QuietOpt = False,
+    verbose: VerboseOpt = 0,
+    log_file: LogFileOpt = None,
 ) -> None:
     """Run scenarios on the bench; print a verdict per scenario; write the reports."""
     from hil.report import build_report, print_summary, provenance, write_json, write_junit
     from hil.runner import run_suite
 
     started = dt.datetime.now(dt.timezone.utc)
+    verbosity = _logging(quiet, verbose, log_file)
     try:
         scenarios, loaded_bench, loaded_rules, loaded_rx = load_run_inputs(paths, bench, rules, roulette_x_rules,
                                                                            max_rounds)
@@ -142,7 +192,8 @@ def run(
     from hil.report import run_ok
 
     try:
-        results = run_suite(scenarios, loaded_bench, loaded_rules, out, seed, jobs, loaded_rx, resume)
+        results = run_suite_with_progress(scenarios, loaded_bench, loaded_rules, out, seed, jobs, loaded_rx, resume,
+                                          verbosity)
     except BenchRefused as exc:  # a device unreachable or not the one the scenario needs: one error, exit 2
         results = getattr(exc, "results", [])
         refused = {"kind": exc.kind, "role": exc.role, "scenario": getattr(exc, "scenario", None), "reason": exc.message}
@@ -159,7 +210,10 @@ def run(
     report = build_report(results, provenance(loaded_bench, loaded_rules, scenarios, seed, started, loaded_rx))
     write_json(report, out / "report.json")
     write_junit(report, out / "junit.xml")
-    print_summary(report, out)
+    if verbosity >= 0:
+        print_summary(report, out)
+    else:
+        print_one_line(report, out)
     raise typer.Exit(EXIT_OK if run_ok(results) else EXIT_EXPECTATION)
 
 
@@ -303,10 +357,14 @@ def check(
         help="override the Top Slot start tolerance the trace recorded, s (reported)")] = None,
     chi2_alpha: Annotated[Optional[float], typer.Option(
         help="override the χ² significance level the trace recorded (reported)")] = None,
+    quiet: QuietOpt = False,
+    verbose: VerboseOpt = 0,
+    log_file: LogFileOpt = None,
 ) -> None:
     """Re-run the checks on a recorded trace (the trace alone is the evidence), with the limits and
     the expectation the run recorded in it; an override is explicit and reported. Exit 0 when the
     trace meets its scenario's expectation, 1 when not, 2 for a file that is no trace."""
+    _logging(quiet, verbose, log_file)
     import sqlite3
 
     from hil.checks import CheckConfig, run_checks
@@ -387,11 +445,15 @@ def outcomes(
     source: Annotated[Optional[str], typer.Option("--from", help="read PATH as a raw device log: slingshot")] = None,
     wheel: Annotated[str, typer.Option(help="for --from: single-zero or double-zero (37 is 00 on double zero)")]
     = "single-zero",
+    quiet: QuietOpt = False,
+    verbose: VerboseOpt = 0,
+    log_file: LogFileOpt = None,
 ) -> None:
     """Each game of the roulette wheel: device spin number, result, direction, rotor speed, time and
     status (settled, or void and why) — from a trace or a run's out folder, or (``--from slingshot``)
     from a raw Slingshot-style wheel log (plain lines, or lines after a timestamp). Exit 2 for a
     source that cannot be read."""
+    _logging(quiet, verbose, log_file)
     from hil.outcomes import OutcomesError, outcomes as read_outcomes
 
     if csv_out and json_out:
@@ -450,10 +512,14 @@ def conformance(
     without_feature: Annotated[Optional[list[str]], typer.Option(
         help="an optional feature group the device lacks, e.g. injection (its points dropped from the map)")] = None,
     json_out: Annotated[bool, typer.Option("--json", help="one JSON object on stdout")] = False,
+    quiet: QuietOpt = False,
+    verbose: VerboseOpt = 0,
+    log_file: LogFileOpt = None,
 ) -> None:
     """Run a device's wire contract (docs/wire) against the device, clause by clause (docs/conformance.md).
     Exit 0 every clause passed (or was skipped, saying why), 1 a clause failed, 2 bad input or an unreachable
     device (nothing judged)."""
+    _logging(quiet, verbose, log_file)
     from hil.conformance import BadInput, print_report, run as run_conformance
 
     try:

@@ -62,7 +62,7 @@ class HumanFormatter(logging.Formatter):
 
 
 def _human_value(value: Any) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, default=str)
+    text = value if isinstance(value, str) else json.dumps(value, default=str, separators=(",", ":"))
     return text if text and " " not in text else json.dumps(text)
 
 
