@@ -130,18 +130,14 @@ def configure(verbosity: int = 0, log_file: Path | None = None) -> logging.Logge
         root.addHandler(handler)
         level = min(level, file_level)
     root.setLevel(level)
-    # our handlers print our records; the root logger's handlers (if an embedding
-    # application has any) would print them a second time
-    root.propagate = False
     return root
 
 
 def reset() -> None:
-    """Remove the handlers ``configure`` installed and let records propagate again (tests)."""
+    """Remove the handlers ``configure`` installed (tests)."""
     root = logging.getLogger(ROOT)
     for handler in list(root.handlers):
         if getattr(handler, _TAG, False):
             root.removeHandler(handler)
             handler.close()
     root.setLevel(logging.NOTSET)
-    root.propagate = True

@@ -65,7 +65,10 @@ def _hms(seconds: float | None) -> str:
 
 
 def _rate(rate: float) -> str:
-    return f"{rate:.1f}" if rate >= 1 else f"{rate:.3f}"
+    """``12.3 rounds/s``; a real-time bench's slow rounds also as seconds a round."""
+    if rate >= 1 or rate <= 0:
+        return f"{rate:.1f} rounds/s"
+    return f"{rate:.3f} rounds/s ({1 / rate:.1f} s/round)"
 
 
 @dataclass
@@ -77,14 +80,22 @@ class ScenarioProgress:
     #: rounds already in the trace when it started (a resumed run): not counted in its rate
     first_done: int | None = None
     started: float | None = None
+    #: when its last round was reported (its checks run after it)
+    rounds_ended: float | None = None
     finished: bool = False
     outcome: str | None = None
 
     def rate(self, now: float) -> float:
         """Rounds a second since it started (0 before its first round)."""
-        if self.started is None or now <= self.started:
+        end = self.rounds_ended or now
+        if self.started is None or end <= self.started:
             return 0.0
-        return max(0, self.done - (self.first_done or 0)) / (now - self.started)
+        return max(0, self.done - (self.first_done or 0)) / (end - self.started)
+
+    @property
+    def checking(self) -> bool:
+        """Every round run: its checks are reading the trace."""
+        return self.rounds_ended is not None
 
     def eta_s(self, now: float) -> float | None:
         rate = self.rate(now)
@@ -128,6 +139,8 @@ class SuiteProgress:
             if sp.first_done is None:  # the first report: the rounds already done before this run
                 sp.first_done = done
             sp.done, sp.void = max(sp.done, min(done, sp.rounds)), max(sp.void, void)
+            if sp.done >= sp.rounds and sp.rounds_ended is None:
+                sp.rounds_ended = self.clock()
             self._on_rounds(i)
 
     def scenario_finished(self, i: int, result: dict[str, Any]) -> None:
@@ -183,13 +196,13 @@ class SuiteProgress:
             now = self.clock()
             text = (f"progress {_hms(now - self.started)}: scenarios {self.finished}/{len(self.scenarios)} "
                     f"({self.counts_text()}); rounds {self.rounds_completed}/{self.total_rounds}, "
-                    f"{_rate(self.suite_rate(now))} rounds/s, ETA {_hms(self.suite_eta_s(now))}")
+                    f"{_rate(self.suite_rate(now))}, ETA {_hms(self.suite_eta_s(now))}")
             parts = []
             for i in self.running():
                 s = self.scenarios[i]
                 void = f", {s.void} void" if s.void else ""
-                parts.append(f"{s.name} {s.done}/{s.rounds} ({_rate(s.rate(now))} rounds/s, "
-                             f"ETA {_hms(s.eta_s(now))}{void})")
+                state = "checking" if s.checking else f"ETA {_hms(s.eta_s(now))}"
+                parts.append(f"{s.name} {s.done}/{s.rounds} ({_rate(s.rate(now))}, {state}{void})")
             return text + ("; running: " + "; ".join(parts) if parts else "")
 
     # ------------------------------------------------------------------ renderer hooks
@@ -273,13 +286,14 @@ class LiveProgress(SuiteProgress):
     def _update_suite(self) -> None:
         now = self.clock()
         self.bars.update(self._suite, description=self._suite_label(), completed=self.rounds_completed,
-                         rate=f"{_rate(self.suite_rate(now))} rounds/s", eta=_hms(self.suite_eta_s(now)),
+                         rate=_rate(self.suite_rate(now)), eta=_hms(self.suite_eta_s(now)),
                          info=self.counts_text())
 
     def _update(self, i: int) -> None:
         s, now = self.scenarios[i], self.clock()
-        self.bars.update(self._tasks[i], completed=s.done, rate=f"{_rate(s.rate(now))} rounds/s",
-                         eta=_hms(s.eta_s(now)), info=f"{s.void} void" if s.void else "")
+        info = ", ".join(x for x in (f"{s.void} void" if s.void else "", "checking" if s.checking else "") if x)
+        self.bars.update(self._tasks[i], completed=s.done, rate=_rate(s.rate(now)),
+                         eta=_hms(s.eta_s(now)), info=info)
 
     def _on_start(self, i: int) -> None:
         s = self.scenarios[i]
@@ -344,12 +358,17 @@ _MESSAGES = {
 }
 
 
-def _scalars(payload: Any, limit: int = 12) -> dict[str, Any]:
+#: what a ``device_info`` line keeps of the payload (the trace keeps all of it)
+_DEVICE_INFO_KEYS = ("model", "kind", "url", "unit", "seats", "wheel", "idn", "resource", "clock_offset_s",
+                     "clock_uncertainty_s")
+
+
+def _scalars(payload: Any, limit: int = 12, keys: tuple[str, ...] | None = None) -> dict[str, Any]:
     """A payload's scalar fields (a log line's, not the trace's: lists and tables are left out)."""
     if not isinstance(payload, dict):
         return {}
     out = {}
-    for k, v in payload.items():
+    for k, v in (payload.items() if keys is None else ((k, payload[k]) for k in keys if k in payload)):
         if isinstance(v, (str, int, float, bool)) or v is None:
             out[str(k)] = v if not isinstance(v, str) or len(v) <= 400 else v[:400] + "…"
             if len(out) >= limit:
@@ -411,7 +430,7 @@ class TraceObserver:
     def _log(self, device: str, kind: str, payload: Any) -> None:
         level = self._levels[kind]
         if log.isEnabledFor(level):
-            fields = _scalars(payload)
+            fields = _scalars(payload, keys=_DEVICE_INFO_KEYS if kind == "device_info" else None)
             if kind == "run_error":  # the traceback is in the trace and the result
                 fields = {"last_line": str(fields.get("traceback", "")).strip().splitlines()[-1:]}
             log.log(level, _MESSAGES[kind], extra={"scenario": self.scenario, "device": device,
