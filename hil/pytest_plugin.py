@@ -256,6 +256,8 @@ def properties(result: dict[str, Any], trace: Path | None) -> list[tuple[str, st
             props.append((key, str(result[key])))
     props.append(("rounds", str((result.get("stats") or {}).get("rounds", result.get("rounds_requested")))))
     props.append(("rounds_requested", str(result.get("rounds_requested"))))
+    if result.get("cut_from_rounds"):
+        props.append(("cut_from_rounds", str(result["cut_from_rounds"])))
     if trace is not None:
         props.append(("trace", str(trace)))
     props.append(("expected_failures", ", ".join(result.get("expected_failures", []))))
@@ -411,7 +413,10 @@ class CroupierBench:
         if rounds is not None:
             if rounds < 1:
                 raise ValueError(f"rounds: must be >= 1, not {rounds}")
-            loaded = dataclasses.replace(loaded, scenario=loaded.scenario.model_copy(update={"rounds": rounds}))
+            cut = {"cut_from_rounds": loaded.scenario.rounds} if (
+                rounds < loaded.scenario.rounds and hasattr(loaded, "cut_from_rounds")) else {}
+            # a cut run, as --max-rounds cuts it: an expected FAIL not seen yet is NOT DECISIVE, not NOT MET
+            loaded = dataclasses.replace(loaded, scenario=loaded.scenario.model_copy(update={"rounds": rounds}), **cut)
         out = self.out_dir / "fixture" / f"{next(self._runs):03d}-{loaded.scenario.name}"
         out.mkdir(parents=True, exist_ok=True)
         result = run_scenario(loaded, self.bench, self.rules, out, self.seed if seed is None else seed, self.roulette_x)
