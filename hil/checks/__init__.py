@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from pathlib import Path
 
 from hil.checks import crazy_time
@@ -45,10 +46,20 @@ MALFORMED = "malformed evidence"
 def run_checks(trace_path: Path, config: CheckConfig | None = None) -> list[CheckResult]:
     """Run the checks of the trace's game over the trace at ``trace_path``, streaming it round
     by round, with ``config`` — by default the limits the trace recorded (``check_config``)."""
+    return [_result(c) for c in observe_checks(trace_path, config)]
+
+
+def observe_checks(trace_path: Path, config: CheckConfig | None = None,
+                   make: Callable[[str, CheckConfig], list[Check]] | None = None) -> list[Check]:
+    """Feed the trace at ``trace_path`` to checks, round by round, exactly as ``run_checks`` judges
+    it, and return the checks (their verdicts not yet taken). ``make(game, config)`` builds them (by
+    default the game's checks): the HTML report's plots (``hil.plots``) read what a check accumulated,
+    so a plot never disagrees with its verdict."""
     with TraceReader(trace_path) as reader:
         if config is None:
             config = CheckConfig.from_json(reader.meta().get("check_config"))
-        checks: list[Check] = [cls(config) for cls in checks_for(reader.meta().get("game", "crazy-time"))]
+        game = reader.meta().get("game", "crazy-time")
+        checks: list[Check] = make(game, config) if make else [cls(config) for cls in checks_for(game)]
         uncertainty: dict[str, float] = {}  # device -> its clock map's uncertainty (real devices)
         declared = ClockDeclarations()  # the same declarations, up to the croupier's decision of the wagers
         set_up = False
@@ -103,7 +114,7 @@ def run_checks(trace_path: Path, config: CheckConfig | None = None) -> list[Chec
                     c.finding(n, None, f"{MALFORMED} in this round: {type(exc).__name__}: {exc}")
         if not set_up:  # an empty trace (a run killed before it recorded anything)
             _setup(checks, BenchView())
-    return [_result(c) for c in checks]
+    return checks
 
 
 def _setup(checks: list[Check], bench: BenchView) -> None:
@@ -131,4 +142,5 @@ def _result(c: Check) -> CheckResult:
                            1, c.rounds)
 
 
-__all__ = ["ALL_CHECKS", "CHECK_IDS", "GAME_CHECKS", "CheckConfig", "CheckResult", "checks_for", "run_checks"]
+__all__ = ["ALL_CHECKS", "CHECK_IDS", "GAME_CHECKS", "CheckConfig", "CheckResult", "checks_for", "observe_checks",
+           "run_checks"]

@@ -1,0 +1,370 @@
+"""``report.html``: the run's evidence as one self-contained page a lab can hand over (docs/report.md).
+
+One file, no network: inline CSS, inline SVG plots (``hil.plots``), no external script, style, font
+or image; the page is complete without its few lines of script (they only add "expand all"). It
+shows the verdicts per scenario, per check its section's text, measurements (limits, brackets) and
+findings, the plots, the traceability matrix, the provenance and the manifest's SHA-256.
+
+``write_html(report, out_dir)`` reads the traces from ``out_dir/<scenario["trace"]>`` (only through
+``hil.trace.TraceReader``, by the checks' own code) and writes ``out_dir/report.html``.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from hil.plots import PLOT_KINDS, Figure, figure_id, plot_scenario, select
+
+#: below this many traces to plot, the figures are drawn in this process (a pool costs ~1 s to start)
+POOL_FROM = 4
+
+_CSS = """
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;margin:0;color:#1a202c;background:#f7fafc}
+main{max-width:1220px;margin:0 auto;padding:8px 20px 40px}
+header{background:#1a365d;color:#fff;padding:14px 20px}header h1{margin:0 0 4px;font-size:22px}
+header p{margin:2px 0;font-size:13px;color:#e2e8f0}header code{color:#fff}
+nav{background:#2c5282;padding:6px 20px;position:sticky;top:0;z-index:2}nav a{color:#fff;margin-right:16px;text-decoration:none;font-size:13px}
+h2{border-bottom:2px solid #cbd5e0;padding-bottom:3px;margin-top:28px}h3{margin:18px 0 6px}
+table{border-collapse:collapse;background:#fff;margin:6px 0 12px;font-size:12.5px}
+th,td{border:1px solid #e2e8f0;padding:3px 7px;text-align:left;vertical-align:top}th{background:#edf2f7}
+td.n{text-align:right;font-variant-numeric:tabular-nums}
+.met,.pass,.fault-proven{color:#22543d;background:#c6f6d5}.notmet,.fail,.not-covered{color:#742a2a;background:#fed7d7}
+.notdecisive,.indeterminate,.checked{color:#744210;background:#fefcbf}.notapplicable,.out-of-scope{color:#4a5568;background:#e2e8f0}
+.badge{display:inline-block;padding:0 6px;border-radius:3px;font-size:12px;font-weight:600}
+.cards{display:flex;gap:10px;flex-wrap:wrap;margin:10px 0}.card{background:#fff;border:1px solid #e2e8f0;border-radius:4px;padding:8px 14px}
+.card b{display:block;font-size:22px}
+figure{background:#fff;border:1px solid #e2e8f0;border-radius:4px;margin:10px 0;padding:8px;max-width:900px}
+figure svg{width:100%;height:auto;display:block}figcaption{font-size:12.5px;color:#2d3748}
+details{background:#fff;border:1px solid #e2e8f0;border-radius:4px;margin:4px 0;padding:2px 8px}
+details details{margin-left:8px}summary{cursor:pointer;padding:2px 0}
+.reg{font-size:12.5px;color:#2d3748;background:#f7fafc;border-left:3px solid #a0aec0;padding:4px 8px;margin:4px 0}
+.muted{color:#718096}.err{color:#742a2a}code{font-size:12px}
+ul.findings{margin:4px 0 8px 18px;padding:0;font-size:12.5px}
+#tools{margin:6px 0}
+"""
+
+_JS = """
+(function(){var t=document.getElementById('tools');if(!t)return;t.hidden=false;
+function all(o){var d=document.querySelectorAll('#details details');for(var i=0;i<d.length;i++)d[i].open=o;}
+document.getElementById('expand').onclick=function(){all(true);};
+document.getElementById('collapse').onclick=function(){all(false);};})();
+"""
+
+
+def e(value: Any) -> str:
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def anchor(*parts: str) -> str:
+    """An id safe for HTML and CSS selectors, unique per parts."""
+    return re.sub(r"[^A-Za-z0-9_-]+", "_", "-".join(parts))
+
+
+def outcome(s: dict[str, Any]) -> str:
+    """The scenario's outcome ("met", "not met", "not decisive", "not applicable")."""
+    if s.get("outcome"):
+        return str(s["outcome"])
+    if s.get("not_applicable"):
+        return "not applicable"
+    return {True: "met", False: "not met"}.get(s.get("expectation_met"), "not decisive")
+
+
+def _cls(word: str) -> str:
+    return re.sub(r"[^a-z-]", "", word.lower().replace(" ", "-")).replace("not-met", "notmet") \
+        .replace("not-decisive", "notdecisive").replace("not-applicable", "notapplicable")
+
+
+def badge(word: str) -> str:
+    return f'<span class="badge {_cls(word)}">{e(word)}</span>'
+
+
+def game_of(s: dict[str, Any]) -> str:
+    parts = Path(str(s.get("file") or "")).parts
+    return parts[-2] if len(parts) >= 2 else "—"
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    return e(v)
+
+
+def _figures(report: dict[str, Any], out_dir: Path, jobs: int | None = None) -> list[Figure]:
+    picks = select(report)
+    by_name = {s["name"]: s for s in report.get("scenarios", ())}
+    work = []
+    for name, wanted in picks.items():
+        s = by_name[name]
+        trace = out_dir / s["trace"]
+        if not trace.exists():
+            continue
+        work.append((name, str(trace), wanted, {c["id"]: c["verdict"] for c in s.get("checks", ())}))
+    # the longest traces first, so two workers finish together
+    work.sort(key=lambda w: -((by_name[w[0]].get("stats") or {}).get("rounds") or 0))
+    workers = jobs if jobs is not None else min(2, os.cpu_count() or 1, len(work))
+    if workers > 1 and len(work) >= POOL_FROM:
+        with ProcessPoolExecutor(workers) as pool:
+            done = list(pool.map(plot_scenario, work))
+    else:
+        done = [plot_scenario(w) for w in work]
+    return [f for figs in done for f in figs]
+
+
+def render(report: dict[str, Any], figures: list[Figure]) -> str:
+    scenarios = report.get("scenarios", [])
+    prov = report.get("provenance") or {}
+    summary = report.get("summary") or {}
+    manifest = report.get("manifest")
+    figs_by_check: dict[tuple[str, str], list[Figure]] = {}
+    for f in figures:
+        figs_by_check.setdefault((f.scenario, f.check_id), []).append(f)
+    out: list[str] = []
+    w = out.append
+    w("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+      f"<title>Croupier evidence report — {e(prov.get('started_utc', ''))}</title><style>{_CSS}</style></head><body>")
+    counts = Counter(outcome(s) for s in scenarios)
+    w("<header><h1>Croupier evidence report</h1>")
+    w(f"<p>{len(scenarios)} scenario(s): {counts['met']} met, {counts['not met']} not met, "
+      f"{counts['not decisive']} not decisive, {counts['not applicable']} not applicable · bench "
+      f"<code>{e((prov.get('bench') or {}).get('name'))}</code> · started {e(prov.get('started_utc'))}</p>")
+    if manifest and manifest.get("sha256"):
+        w(f"<p>manifest <code>{e(manifest.get('path', 'manifest.json'))}</code> SHA-256 "
+          f"<code id=\"manifest-sha256\">{e(manifest['sha256'])}</code></p>")
+    else:
+        w("<p id=\"manifest-sha256\">no manifest</p>")
+    w(f"<p>git <code>{e(prov.get('git_sha'))}</code>{' (dirty)' if prov.get('git_dirty') else ''}</p></header>")
+    w("<nav><a href=\"#summary\">Summary</a><a href=\"#verdicts\">Verdicts</a><a href=\"#plots\">Plots</a>"
+      "<a href=\"#traceability\">Traceability</a><a href=\"#provenance\">Provenance</a>"
+      "<a href=\"#details\">Scenarios and checks</a><a href=\"#regulation\">Regulation texts</a></nav><main>")
+
+    # ---------------------------------------------------------------- summary
+    w("<section id=\"summary\"><h2>Summary</h2><div class=\"cards\">")
+    for label, key in (("met", "met"), ("not met", "not met"), ("not decisive", "not decisive"),
+                       ("not applicable", "not applicable")):
+        w(f"<div class=\"card {_cls(key)}\"><b>{counts[key]}</b>{e(label)}</div>")
+    checks_total = Counter(c["verdict"] for s in scenarios for c in s.get("checks", ()))
+    w(f"<div class=\"card\"><b>{sum(checks_total.values())}</b>check verdicts: {checks_total['pass']} pass, "
+      f"{checks_total['fail']} fail, {checks_total['indeterminate']} indeterminate</div></div>")
+    if summary:
+        w("<p class=\"muted\">report.json summary: " + ", ".join(f"{e(k)} {e(v)}" for k, v in summary.items()) + "</p>")
+    if report.get("refused"):
+        r = report["refused"]
+        w(f"<p class=\"err\"><b>The bench refused to run on</b> ({e(r.get('kind'))}, role {e(r.get('role'))}) at "
+          f"scenario {e(r.get('scenario'))}: {e(r.get('reason'))}. Only the scenarios before it are reported.</p>")
+    games = Counter()
+    per_game: dict[str, Counter] = {}
+    for s in scenarios:
+        g = game_of(s)
+        games[g] += 1
+        per_game.setdefault(g, Counter())[outcome(s)] += 1
+    w("<table><tr><th>game</th><th>scenarios</th><th>met</th><th>not met</th><th>not decisive</th>"
+      "<th>not applicable</th></tr>")
+    for g, n in games.items():
+        c = per_game[g]
+        w(f"<tr><td>{e(g)}</td><td class=\"n\">{n}</td><td class=\"n\">{c['met']}</td><td class=\"n\">{c['not met']}"
+          f"</td><td class=\"n\">{c['not decisive']}</td><td class=\"n\">{c['not applicable']}</td></tr>")
+    w("</table></section>")
+
+    # ---------------------------------------------------------------- verdicts
+    w("<section id=\"verdicts\"><h2>Verdicts per scenario</h2><table><tr><th>scenario</th><th>game</th>"
+      "<th>outcome</th><th>pass</th><th>fail</th><th>indet.</th><th>expected failures</th>"
+      "<th>unexpected failures</th><th>missed failures</th><th>rounds</th><th>plots</th></tr>")
+    plotted = Counter(f.scenario for f in figures if not f.error)
+    for s in scenarios:
+        v = Counter(c["verdict"] for c in s.get("checks", ()))
+        sid = anchor("scn", s["name"])
+        rounds = (s.get("stats") or {}).get("rounds", s.get("rounds_requested"))
+        na = "; ".join(map(str, s.get("not_applicable") or ()))
+        w(f"<tr><td><a href=\"#{sid}\">{e(s['name'])}</a></td><td>{e(game_of(s))}</td><td>{badge(outcome(s))}"
+          f"{'<br><span class=muted>' + e(na) + '</span>' if na else ''}</td>"
+          f"<td class=\"n\">{v['pass']}</td><td class=\"n\">{v['fail']}</td><td class=\"n\">{v['indeterminate']}</td>"
+          f"<td>{e(', '.join(s.get('expected_failures') or ())) or '—'}</td>"
+          f"<td>{e(', '.join(s.get('unexpected_failures') or ())) or '—'}</td>"
+          f"<td>{e(', '.join(s.get('missed_failures') or ())) or '—'}</td>"
+          f"<td class=\"n\">{e(rounds)}</td><td class=\"n\">{plotted.get(s['name'], '') or ''}</td></tr>")
+    w("</table></section>")
+
+    # ---------------------------------------------------------------- plots
+    w("<section id=\"plots\"><h2>Plots</h2><p class=\"muted\">Drawn from the traces by the checks' own code "
+      "(hil/plots.py): per plot kind, the table's headline scenario, and the scenarios where the check failed. "
+      "docs/report.md says how each is derived.</p>")
+    for kind, (title, _ids) in PLOT_KINDS.items():
+        mine = [f for f in figures if f.kind == kind]
+        w(f"<h3 id=\"{anchor('plots', kind)}\">{e(title)}</h3>")
+        if not mine:
+            w(f"<p class=\"muted\" data-plot-kind=\"{e(kind)}\">No scenario of this run holds this evidence.</p>")
+        for f in mine:
+            fid = figure_id(f.kind, f.scenario, f.check_id)
+            link = f"<a href=\"#{anchor('chk', f.scenario, f.check_id)}\">{e(f.scenario)} / {e(f.check_id)}</a>"
+            verdict = badge(f.verdict) if f.verdict else ""
+            if f.error:
+                w(f"<figure id=\"{fid}\" data-plot-kind=\"{e(kind)}\"><figcaption class=\"err\">{link}: not drawn — "
+                  f"{e(f.error)}</figcaption></figure>")
+                continue
+            w(f"<figure id=\"{fid}\" data-plot-kind=\"{e(kind)}\">{f.svg}<figcaption>{link} {verdict} "
+              f"{e(f.caption)}</figcaption></figure>")
+    w("</section>")
+
+    # ---------------------------------------------------------------- traceability
+    _traceability(w, report)
+
+    # ---------------------------------------------------------------- provenance
+    w("<section id=\"provenance\"><h2>Provenance</h2><table>")
+    for key in ("git_sha", "git_dirty", "started_utc", "finished_utc", "seed_override", "python", "platform", "host",
+                "user"):
+        if key in prov:
+            w(f"<tr><th>{e(key)}</th><td><code>{e(prov[key])}</code></td></tr>")
+    if "command" in prov:
+        w(f"<tr><th>command</th><td><code>{e(' '.join(map(str, prov['command'] or ())))}</code></td></tr>")
+    for key in ("bench", "rules", "roulette_x_rules"):
+        d = prov.get(key)
+        if isinstance(d, dict):
+            w(f"<tr><th>{e(key)}</th><td>{e(d.get('name'))} · <code>{e(d.get('source'))}</code><br>SHA-256 "
+              f"<code>{e(d.get('sha256'))}</code></td></tr>")
+    w("<tr><th>manifest</th><td>" + (f"<code>{e(manifest.get('path'))}</code> SHA-256 <code>{e(manifest.get('sha256'))}"
+      "</code>" if manifest else "no manifest") + "</td></tr>")
+    pk = prov.get("packages") or {}
+    w("<tr><th>packages</th><td>" + ", ".join(f"{e(k)} {e(v)}" for k, v in pk.items()) + "</td></tr></table>")
+    files = prov.get("scenarios") or {}
+    if files:
+        w("<details><summary>scenario files, seeds and rounds</summary><table><tr><th>scenario</th><th>file</th>"
+          "<th>SHA-256</th><th>seed</th><th>rounds</th></tr>")
+        for name, d in files.items():
+            w(f"<tr><td>{e(name)}</td><td><code>{e(d.get('file'))}</code></td><td><code>{e(d.get('sha256'))}</code></td>"
+              f"<td class=\"n\">{e((prov.get('seeds') or {}).get(name))}</td>"
+              f"<td class=\"n\">{e((prov.get('rounds_run') or {}).get(name))}</td></tr>")
+        w("</table></details>")
+    w("</section>")
+
+    # ---------------------------------------------------------------- details
+    texts: dict[str, str] = {}
+    for s in scenarios:
+        for c in s.get("checks", ()):
+            texts.setdefault(c["id"], c.get("regulation") or "")
+    w("<section id=\"details\"><h2>Scenarios and checks</h2><div id=\"tools\" hidden><button id=\"expand\" "
+      "type=\"button\">expand all</button> <button id=\"collapse\" type=\"button\">collapse all</button></div>")
+    for s in scenarios:
+        sid = anchor("scn", s["name"])
+        w(f"<details id=\"{sid}\" data-scenario=\"{e(s['name'])}\"><summary><b>{e(s['name'])}</b> {badge(outcome(s))} "
+          f"<span class=\"muted\">{e(game_of(s))} · {len(s.get('checks', ()))} checks</span></summary>")
+        if s.get("description"):
+            w(f"<p>{e(s['description'])}</p>")
+        w(f"<p class=\"muted\">file <code>{e(s.get('file'))}</code> · SHA-256 <code>{e(s.get('sha256'))}</code> · seed "
+          f"{e(s.get('seed'))} · trace <code>{e(s.get('trace'))}</code> · wall {e(s.get('wall_s'))} s</p>")
+        if s.get("error"):
+            w(f"<p class=\"err\">error: {e(s['error'])}</p>")
+        for reason in s.get("not_applicable") or ():
+            w(f"<p class=\"muted\">not applicable: {e(reason)}</p>")
+        stats = s.get("stats") or {}
+        if stats:
+            w("<p class=\"muted\">stats: " + ", ".join(f"{e(k)} {_fmt(v)}" for k, v in stats.items()) + "</p>")
+        expected = set(s.get("expected_failures") or ())
+        for c in s.get("checks", ()):
+            cid = anchor("chk", s["name"], c["id"])
+            tag = " <span class=\"muted\">(expected FAIL)</span>" if c["id"] in expected else ""
+            w(f"<details id=\"{cid}\" data-check=\"{e(c['id'])}\"><summary>{badge(c['verdict'])} <code>{e(c['id'])}"
+              f"</code> {e(c.get('title'))}{tag}</summary>")
+            w(f"<p><b>{e(c.get('section'))}</b> — {e(c.get('summary'))}</p>")
+            reg = c.get("regulation") or ""
+            if reg != texts.get(c["id"]):
+                w(f"<div class=\"reg\">{e(reg)}</div>")
+            else:
+                w(f"<p class=\"muted\">section text: <a href=\"#{anchor('reg', c['id'])}\">{e(c['id'])}</a></p>")
+            ms = c.get("measurements") or []
+            if ms:
+                w("<table><tr><th>measurement</th><th>value</th><th>unit</th><th>bracket</th><th>limit</th></tr>")
+                for m in ms:
+                    br = m.get("bracket")
+                    brs = f"[{_fmt(br[0])}, {_fmt(br[1])}]" if br else ""
+                    w(f"<tr><td>{e(m.get('name'))}</td><td class=\"n\">{_fmt(m.get('value'))}</td><td>{e(m.get('unit'))}"
+                      f"</td><td>{brs}</td><td>{e(m.get('limit') or '')}</td></tr>")
+                w("</table>")
+            fs = c.get("findings") or []
+            total = c.get("findings_total", len(fs))
+            if fs:
+                w("<ul class=\"findings\">")
+                for f in fs:
+                    where = f"round {f.get('round')}" + (f", event {f.get('seq')}" if f.get("seq") is not None else "")
+                    w(f"<li><b>{e(where)}</b>: {e(f.get('message'))}</li>")
+                w("</ul>")
+                if total > len(fs):
+                    w(f"<p class=\"muted\">… and {total - len(fs)} more finding(s) (report.json lists the first "
+                      f"{len(fs)})</p>")
+            elif c["verdict"] != "pass":
+                w("<p class=\"muted\">no findings</p>")
+            for f in figs_by_check.get((s["name"], c["id"]), ()):
+                w(f"<p>plot: <a href=\"#{figure_id(f.kind, f.scenario, f.check_id)}\">{e(PLOT_KINDS[f.kind][0])}</a></p>")
+            w("</details>")
+        w("</details>")
+    w("</section>")
+
+    # ---------------------------------------------------------------- regulation texts
+    w("<section id=\"regulation\"><h2>Regulation texts of the checks</h2><p class=\"muted\">Each check's docstring, "
+      "in the regulation's words (58 Pa. Code); the traceability matrix maps them to clauses.</p>")
+    cov = report.get("coverage") or {}
+    for cid, text in sorted(texts.items()):
+        w(f"<div id=\"{anchor('reg', cid)}\"><h3><code>{e(cid)}</code> {e((cov.get(cid) or {}).get('section', ''))}"
+          f"</h3><div class=\"reg\">{e(text)}</div></div>")
+    w("</section></main>")
+    w(f"<script>{_JS}</script></body></html>\n")
+    return "".join(out)
+
+
+def _traceability(w, report: dict[str, Any]) -> None:
+    cov = report.get("coverage") or {}
+    cc = report.get("clause_coverage") or {}
+    w("<section id=\"traceability\"><h2>Traceability matrix</h2>")
+    statuses = ("fault-proven", "checked", "out of scope", "not covered")
+    counts = cc.get("counts") or {}
+    if counts:
+        w("<p>" + ", ".join(f"{badge(k)} {e(v)}" for k, v in counts.items()) + "</p>")
+    for title, key in (("by game", "by_game"), ("by section", "by_section")):
+        rows = cc.get(key) or {}
+        if not rows:
+            continue
+        w(f"<h3>Clauses {e(title)}</h3><table><tr><th>{e(title[3:])}</th>"
+          + "".join(f"<th>{e(s)}</th>" for s in statuses) + "</tr>")
+        for name, c in rows.items():
+            w(f"<tr><td>{e(name)}</td>" + "".join(f"<td class=\"n\">{e(c.get(s, 0))}</td>" for s in statuses) + "</tr>")
+        w("</table>")
+    if cov:
+        w("<h3>Checks: section, clauses, proven able to fail by</h3><table><tr><th>check</th><th>section</th>"
+          "<th>clauses</th><th>failed as expected in</th></tr>")
+        for cid, c in sorted(cov.items()):
+            proven = c.get("failed_as_expected_by") or []
+            w(f"<tr><td><a href=\"#{anchor('reg', cid)}\"><code>{e(cid)}</code></a></td><td>{e(c.get('section'))}</td>"
+              f"<td>{e(', '.join(c.get('clauses') or ()))}</td><td>"
+              + (e(", ".join(proven)) if proven else "<span class=\"badge fail\">not proven in this run</span>")
+              + "</td></tr>")
+        w("</table>")
+    clauses = cc.get("clauses") or {}
+    if clauses:
+        w(f"<details><summary>every clause ({len(clauses)}): status, citing checks, proven by</summary><table><tr>"
+          "<th>clause</th><th>status</th><th>checks</th><th>proven by</th></tr>")
+        for cl, d in clauses.items():
+            w(f"<tr><td>{e(cl)}</td><td>{badge(str(d.get('status')))}</td><td>{e(', '.join(d.get('checks') or ()))}</td>"
+              f"<td>{e(', '.join(map(str, d.get('proven_by') or ())))}</td></tr>")
+        w("</table></details>")
+    not_cov = cc.get("not_covered") or []
+    if not_cov:
+        w("<p class=\"err\">not covered in this run: " + e(", ".join(not_cov)) + "</p>")
+    w("</section>")
+
+
+def write_html(report: dict[str, Any], out_dir: Path, *, jobs: int | None = None) -> Path:
+    """Write ``out_dir/report.html`` for ``report`` (``report.json``'s content), its plots drawn from
+    the traces under ``out_dir``; returns its path."""
+    out_dir = Path(out_dir)
+    figures = _figures(report, out_dir, jobs)
+    path = out_dir / "report.html"
+    tmp = path.with_suffix(".html.tmp")
+    tmp.write_text(render(report, figures), encoding="utf-8")
+    tmp.replace(path)
+    return path
