@@ -11,11 +11,22 @@
     croupier outcomes (TRACE | OUT_DIR | --from slingshot LOG) [--csv | --json]
     croupier conformance DEVICE (--modbus URL | --serial URL) [--unit N] [--register-map FILE]
                          [--without-feature NAME] [--max-drift-ppm PPM] [--json]
+    croupier pack OUT [--output FILE]
+    croupier verify PACK [--no-recheck] [--expect-sha256 HEX]
 
-Exit codes of ``run``: 0 every scenario that ran met its expectation (a scenario NOT APPLICABLE on
-the bench is not run, and listed loudly; if none ran, 1), 1 one did not, 2 bad input (nothing was
-run), or a real device unreachable or not the device the scenario needs (the run stopped there:
-docs/wire/real-devices.md).
+Exit codes of ``run`` (each scenario's outcome: docs/scenarios.md "Outcome"):
+
+* 0 every scenario that ran is MET (a scenario NOT APPLICABLE on the bench is not run, and listed
+  loudly; if none ran, 1);
+* 1 one or more is NOT MET (a check failed that was not expected to, an expected FAIL passed in a
+  full-length run, or a scenario crashed);
+* 2 bad input (nothing was run), or a real device unreachable or not the device the scenario needs
+  (the run stopped there: docs/wire/real-devices.md);
+* 3 none is NOT MET but one or more is NOT DECISIVE: a check it names (``expect.fail`` or
+  ``expect.pass``) came out indeterminate, or an expected FAIL passed in a run ``--max-rounds`` cut
+  short — a smoke run says so, it does not fail.
+
+``check TRACE`` exits the same way for the one scenario its trace records.
 """
 
 from __future__ import annotations
@@ -41,6 +52,8 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
 #: every game's scenarios: scenarios/crazy_time, scenarios/roulette
 BUNDLED_SUITE = Path(__file__).resolve().parents[1] / "scenarios"
 EXIT_OK, EXIT_EXPECTATION, EXIT_BAD_INPUT = 0, 1, 2
+#: ``run`` / ``check``: no scenario NOT MET, but one or more NOT DECISIVE (hil.runner.judge)
+EXIT_NOT_DECISIVE = 3
 
 
 def _bad_input(exc: ConfigError) -> typer.Exit:
@@ -96,7 +109,8 @@ def print_one_line(report: dict, out: Path) -> None:
 
 def _archive_previous(out: Path) -> None:
     """A run never overwrites an earlier one: its reports and traces move to ``archive/``."""
-    old = [p for p in (out / "report.json", out / "junit.xml", out / "traces") if p.exists()]
+    old = [p for p in (out / "report.json", out / "junit.xml", out / "traces", out / "manifest.json", out / "inputs",
+                       out / "evidence-pack.tar") if p.exists()]
     if not old:
         return
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
@@ -148,8 +162,9 @@ def load_run_inputs(paths: list[Path] | None, bench: Path | None, rules: Path | 
     if max_rounds is not None:
         if max_rounds < 1:
             raise ConfigError("--max-rounds", None, "", "must be >= 1")
-        scenarios = [dataclasses.replace(s, scenario=s.scenario.model_copy(
-            update={"rounds": min(s.scenario.rounds, max_rounds)})) for s in scenarios]
+        scenarios = [dataclasses.replace(s, scenario=s.scenario.model_copy(update={"rounds": max_rounds}),
+                                         cut_from_rounds=s.scenario.rounds)
+                     if max_rounds < s.scenario.rounds else s for s in scenarios]
     return scenarios, loaded_bench, loaded_rules, loaded_rx
 
 
@@ -167,13 +182,14 @@ def run(
         help="go on with a killed run: each scenario's trace in OUT/traces continues after its last committed "
              "round, from the table's state committed with it (streaks, meters)")] = False,
     max_rounds: Annotated[Optional[int], typer.Option(
-        help="cap every scenario's rounds (a smoke run: statistical checks may become indeterminate)")] = None,
+        help="cap every scenario's rounds (a smoke run: what it leaves undecided is NOT DECISIVE, exit 3)")] = None,
     quiet: QuietOpt = False,
     verbose: VerboseOpt = 0,
     log_file: LogFileOpt = None,
 ) -> None:
     """Run scenarios on the bench; print a verdict per scenario; write the reports."""
     from hil.report import build_report, print_summary, provenance, write_json, write_junit
+    from hil.pack import manifest_for_run
     from hil.runner import run_suite
 
     started = dt.datetime.now(dt.timezone.utc)
@@ -189,7 +205,6 @@ def run(
     # Real devices are one of each: their scenarios run one after the other.
     jobs = 1 if loaded_bench.config.real_time else (jobs or min(len(scenarios), os.cpu_count() or 1))
     from hil.applicability import BenchRefused
-    from hil.report import run_ok
 
     try:
         results = run_suite_with_progress(scenarios, loaded_bench, loaded_rules, out, seed, jobs, loaded_rx, resume,
@@ -199,6 +214,7 @@ def run(
         refused = {"kind": exc.kind, "role": exc.role, "scenario": getattr(exc, "scenario", None), "reason": exc.message}
         report = build_report(results, provenance(loaded_bench, loaded_rules, scenarios, seed, started, loaded_rx),
                               refused)
+        report["manifest"] = manifest_for_run(out, scenarios, loaded_bench, loaded_rules, loaded_rx)  # docs/pack.md
         write_json(report, out / "report.json")
         write_junit(report, out / "junit.xml")
         label = {"mismatch": "bench/device mismatch", "unreachable": "device unreachable",
@@ -208,13 +224,21 @@ def run(
                          f"({len(results)} scenario(s) ran before it; {out / 'report.json'})\n")
         raise typer.Exit(EXIT_BAD_INPUT) from None
     report = build_report(results, provenance(loaded_bench, loaded_rules, scenarios, seed, started, loaded_rx))
+    report["manifest"] = manifest_for_run(out, scenarios, loaded_bench, loaded_rules, loaded_rx)  # docs/pack.md
     write_json(report, out / "report.json")
     write_junit(report, out / "junit.xml")
     if verbosity >= 0:
         print_summary(report, out)
     else:
         print_one_line(report, out)
-    raise typer.Exit(EXIT_OK if run_ok(results) else EXIT_EXPECTATION)
+    raise typer.Exit(run_exit_status(results))
+
+
+def run_exit_status(results: list[dict]) -> int:
+    """``run``'s exit status from its scenarios' outcomes (``hil.report.run_outcome``)."""
+    from hil.report import run_outcome
+
+    return {"met": EXIT_OK, "not decisive": EXIT_NOT_DECISIVE}.get(run_outcome(results), EXIT_EXPECTATION)
 
 
 #: the card side wagers (§§ 633b.17–633b.21; UTH, Criss-Cross): ``rules.blackjack_side.RTP_WAGERS``,
@@ -362,8 +386,9 @@ def check(
     log_file: LogFileOpt = None,
 ) -> None:
     """Re-run the checks on a recorded trace (the trace alone is the evidence), with the limits and
-    the expectation the run recorded in it; an override is explicit and reported. Exit 0 when the
-    trace meets its scenario's expectation, 1 when not, 2 for a file that is no trace."""
+    the expectation the run recorded in it; an override is explicit and reported. Its ``outcome``
+    (as ``run``'s, docs/scenarios.md "Outcome"): exit 0 met, 1 not met, 3 not decisive, 2 for a
+    file that is no trace."""
     _logging(quiet, verbose, log_file)
     import sqlite3
 
@@ -398,17 +423,20 @@ def check(
                                    ("chi2_alpha", chi2_alpha)) if v is not None}
     config = dataclasses.replace(recorded, **overrides)
     results = [r.to_json() for r in run_checks(trace, config)]
-    expect = (meta.get("expect") or {}).get("fail", [])
-    verdict = judge(results, expect)
+    recorded_expect = meta.get("expect") or {}
+    expect = recorded_expect.get("fail", [])
+    verdict = judge(results, expect, expected_pass=recorded_expect.get("pass", []),
+                    cut_from_rounds=recorded_expect.get("cut_from_rounds"))
     out = {"trace": str(trace), "scenario": meta.get("scenario"), "check_config": dataclasses.asdict(config),
            "check_config_recorded": "check_config" in meta,
            "overrides": {k: {"recorded": getattr(recorded, k), "used": v} for k, v in overrides.items()},
-           "expected_failures": expect, **verdict, "checks": results}
+           "expected_failures": expect, "expected_passes": recorded_expect.get("pass", []), **verdict,
+           "checks": results}
     if overrides:
         sys.stderr.write("note: judged with overrides of the recorded limits: "
                          + ", ".join(f"{k} {getattr(recorded, k)} -> {v}" for k, v in overrides.items()) + "\n")
     sys.stdout.write(orjson.dumps(out, option=orjson.OPT_INDENT_2).decode() + "\n")
-    raise typer.Exit(EXIT_OK if verdict["expectation_met"] else EXIT_EXPECTATION)
+    raise typer.Exit({"met": EXIT_OK, "not decisive": EXIT_NOT_DECISIVE}.get(verdict["outcome"], EXIT_EXPECTATION))
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []})
@@ -535,6 +563,11 @@ def conformance(
     if report.error:
         sys.stderr.write(f"error: {report.error}\n")
     raise typer.Exit(report.exit_code)
+
+
+from hil import pack_cli  # noqa: E402 — `croupier pack` and `croupier verify` (docs/pack.md)
+
+pack_cli.register(app)
 
 
 def main() -> None:

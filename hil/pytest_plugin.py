@@ -111,6 +111,8 @@ def pytest_configure(config: pytest.Config) -> None:
     if opt.croupier_seed is not None and not 0 <= opt.croupier_seed <= 2**63 - 1:
         raise pytest.UsageError(f"--croupier-seed: must be in 0..2**63-1, not {opt.croupier_seed}")
     worker = getattr(config, "workerinput", None)
+    if worker is None and opt.croupier_bench is not None and config.getoption("numprocesses", None) not in (None, 0):
+        _one_at_a_time(config, _resolved(config, opt.croupier_bench))
     out = _resolved(config, opt.croupier_out)
     if out is None:
         out = Path(worker[_OUT_KEY]) if worker and _OUT_KEY in worker else _default_out()
@@ -122,6 +124,21 @@ def pytest_configure(config: pytest.Config) -> None:
         bench=_resolved(config, opt.croupier_bench), rules=_resolved(config, opt.croupier_rules),
         roulette_x_rules=_resolved(config, opt.croupier_roulette_x_rules), out=out,
         max_rounds=opt.croupier_max_rounds, seed=opt.croupier_seed, not_decisive=opt.croupier_not_decisive)
+
+
+def _one_at_a_time(config: pytest.Config, bench_path: Path) -> None:
+    """A bench with a real device has one of each: its scenarios run one after the other (``croupier run``
+    takes one job), so pytest-xdist workers (``-n``) are refused before any starts."""
+    from hil.bench import load_bench
+    from hil.config import ConfigError
+
+    try:
+        real_time = load_bench(bench_path).config.real_time
+    except ConfigError:
+        return  # said with its file, line and field at collection (and by croupier_bench)
+    if real_time:
+        raise pytest.UsageError(f"--croupier-bench {bench_path}: a bench with a real device runs one scenario at a "
+                                f"time; run it without -n (pytest-xdist: -n {config.getoption('numprocesses')})")
 
 
 @pytest.hookimpl(optionalhook=True)

@@ -5,15 +5,21 @@
     {"report_schema": 1,
      "provenance": {git SHA and dirty flag, sha256 of bench / scenario / rules files, seeds,
                     package versions, python, platform, host, command, started/finished (UTC)},
-     "summary": {"scenarios", "expectations_met", "expectations_not_met", "not_applicable"},
+     "summary": {"scenarios", "expectations_met", "expectations_not_met", "not_decisive", "not_applicable"},
      "refused": {"kind", "role", "scenario", "reason"}   (only when the bench refused to run on: exit 2),
      "coverage": {check id: {"section", "clauses": [clause id, ...], "failed_as_expected_by": [scenario, ...]}},
      "clause_coverage": {"counts": {"clauses", "fault-proven", "checked", "out of scope", "not covered"},
                          "by_game": {game: counts}, "by_section": {section: counts},
                          "not_covered": [clause id, ...],
                          "clauses": {clause id: {"status", "checks", "proven_by"}}},
-     "scenarios": [{"name", "file", "sha256", "seed", "expectation_met", "expected_failures",
-                    "unexpected_failures", "missed_failures", "stats", "trace", "wall_s", "forced_result",
+     "scenarios": [{"name", "file", "sha256", "seed",
+                    "outcome": "met" | "not met" | "not decisive" | "not applicable"   (hil.runner.judge),
+                    "expectation_met": true (met) | false (not met) | null (not decisive, not applicable),
+                    "expected_failures", "expected_passes", "cut_from_rounds" (--max-rounds cut it from N; null),
+                    "unexpected_failures", "missed_failures", "missed_passes",
+                    "undecided": [{"id", "reason"}]   (named checks left undecided: why NOT DECISIVE),
+                    "not_exercised": [check id, ...]  (other checks indeterminate: not exercised by it),
+                    "stats", "trace", "wall_s", "forced_result",
                     "not_applicable": [reason, ...]   (only for a scenario NOT APPLICABLE on this bench:
                                                        not run, no trace, "expectation_met" null),
                     "checks": [{"id", "section", "title", "regulation", "verdict", "summary",
@@ -26,8 +32,15 @@ with the same seed.
 NOT APPLICABLE (docs/wire/real-devices.md): a scenario whose faults or overrides the bench cannot
 apply to a device is not run. It counts neither as met nor as not met (``summary.not_applicable``);
 in junit.xml it is one skipped testcase saying why; the terminal summary lists every one of them
-with its reason. ``croupier run`` exits 0 only if every scenario that ran met its expectation and
-at least one ran.
+with its reason.
+
+NOT DECISIVE (``hil.runner.judge``, docs/scenarios.md "Outcome"): the run left a check the scenario
+names undecided (an expected FAIL or an ``expect.pass`` check indeterminate, or an expected FAIL
+passing in a run ``--max-rounds`` cut short). Never met, never a failure (``summary.not_decisive``);
+in junit.xml its undecided checks are skipped testcases saying why, never failures.
+
+``run_outcome``: the run is NOT MET if any scenario that ran is not met (or none ran), else NOT
+DECISIVE if any is not decisive, else MET — ``croupier run`` exits 1, 3, 0 (hil/cli.py).
 """
 
 from __future__ import annotations
@@ -126,16 +139,26 @@ def not_applicable(r: dict[str, Any]) -> bool:
     return bool(r.get("not_applicable"))
 
 
+def outcome(r: dict[str, Any]) -> str:
+    """A scenario result's outcome: "met", "not met", "not decisive" or "not applicable"
+    (``hil.runner.judge``); a result without one (an older report) from ``expectation_met``."""
+    if r.get("outcome"):
+        return r["outcome"]
+    if not_applicable(r):
+        return "not applicable"
+    return "met" if r.get("expectation_met") else "not met"
+
+
 def build_report(results: list[dict[str, Any]], prov: dict[str, Any],
                  refused: dict[str, Any] | None = None) -> dict[str, Any]:
-    na = sum(not_applicable(r) for r in results)
-    met = sum(bool(r["expectation_met"]) for r in results)
+    counts = {o: sum(outcome(r) == o for r in results) for o in ("met", "not met", "not decisive", "not applicable")}
     cov = coverage(results)
     report = {
         "report_schema": REPORT_SCHEMA,
         "provenance": prov,
-        "summary": {"scenarios": len(results), "expectations_met": met,
-                    "expectations_not_met": len(results) - na - met, "not_applicable": na},
+        "summary": {"scenarios": len(results), "expectations_met": counts["met"],
+                    "expectations_not_met": counts["not met"], "not_decisive": counts["not decisive"],
+                    "not_applicable": counts["not applicable"]},
         "coverage": cov,
         "clause_coverage": clause_coverage(cov),
         "scenarios": results,
@@ -145,10 +168,19 @@ def build_report(results: list[dict[str, Any]], prov: dict[str, Any],
     return report
 
 
+def run_outcome(results: list[dict[str, Any]]) -> str:
+    """The run's outcome: "not met" when a scenario that ran is not met, or none ran; else "not
+    decisive" when one is not decisive; else "met" (``croupier run`` exits 1, 3, 0)."""
+    ran = [outcome(r) for r in results if outcome(r) != "not applicable"]
+    if not ran or "not met" in ran:
+        return "not met"
+    return "not decisive" if "not decisive" in ran else "met"
+
+
 def run_ok(results: list[dict[str, Any]]) -> bool:
-    """Exit 0: every scenario that ran met its expectation, and at least one ran."""
-    ran = [r for r in results if not not_applicable(r)]
-    return bool(ran) and all(r["expectation_met"] for r in ran)
+    """Exit 0: every scenario that ran met its expectation, and at least one ran (none is not
+    decisive: ``run_outcome``)."""
+    return run_outcome(results) == "met"
 
 
 def write_json(report: dict[str, Any], path: Path) -> None:
@@ -156,41 +188,56 @@ def write_json(report: dict[str, Any], path: Path) -> None:
 
 
 def write_junit(report: dict[str, Any], path: Path) -> None:
-    """One testsuite per scenario, one testcase per check; a testcase fails when the check's
-    verdict does not meet the scenario's expectation (a fault scenario's expected FAIL passes)."""
+    """One testsuite per scenario (its ``outcome`` a property), one testcase per check. A testcase
+    fails when its check makes the scenario NOT MET (``unexpected_failures``, ``missed_failures``,
+    ``missed_passes``); it is skipped, saying why, when it left the scenario NOT DECISIVE ("NOT
+    DECISIVE: ...", never a failure) or was not exercised (indeterminate, not named by the
+    scenario); otherwise it passes (a fault scenario's expected FAIL passes)."""
     suites = ET.Element("testsuites", name="croupier")
     for r in report["scenarios"]:
-        failures = 0
+        failures = skipped = 0
         suite = ET.SubElement(suites, "testsuite", name=r["name"], tests=str(len(r["checks"]) or 1),
                               time=str(r.get("wall_s", 0)))
         props = ET.SubElement(suite, "properties")
-        for k in ("file", "sha256", "seed", "trace"):
+        for k in ("file", "sha256", "seed", "trace", "cut_from_rounds"):
             if r.get(k) is not None:
                 ET.SubElement(props, "property", name=k, value=str(r[k]))
+        ET.SubElement(props, "property", name="outcome", value=outcome(r))
         if not_applicable(r):  # not run: one skipped case that says why
             case = ET.SubElement(suite, "testcase", classname=f"croupier.{r['name']}", name="NOT APPLICABLE on this bench")
             reason = "; ".join(r["not_applicable"])
             ET.SubElement(case, "skipped", message=f"NOT APPLICABLE: {reason}")
-            suite.set("skipped", "1")
+            skipped += 1
+        not_met = set(r.get("unexpected_failures", ())) | set(r.get("missed_failures", ()))
+        undecided = {u["id"]: u["reason"] for u in r.get("undecided", ())}
         for c in r["checks"]:
             case = ET.SubElement(suite, "testcase", classname=f"croupier.{r['name']}",
                                  name=f"{c['id']} [{c['section']}]")
-            expected_fail = c["id"] in r["expected_failures"]
-            ok = (c["verdict"] == "fail") if expected_fail else (c["verdict"] != "fail")
-            detail = "\n".join([f"verdict: {c['verdict']} (expected {'fail' if expected_fail else 'not fail'})",
-                                c["summary"]] + [f"round {f['round']} seq {f['seq']}: {f['message']}"
-                                                 for f in c["findings"]])
-            if not ok:
+            expected = ("fail" if c["id"] in r["expected_failures"] else
+                        "pass" if c["id"] in r.get("expected_passes", ()) else "not fail")
+            detail = "\n".join([f"verdict: {c['verdict']} (expected {expected})", c["summary"]]
+                               + [f"round {f['round']} seq {f['seq']}: {f['message']}" for f in c["findings"]])
+            if c["id"] in not_met:
                 failures += 1
                 ET.SubElement(case, "failure", message=c["summary"]).text = detail
+            elif c["id"] in undecided:
+                skipped += 1
+                ET.SubElement(case, "skipped", message=f"NOT DECISIVE: {undecided[c['id']]}")
             elif c["verdict"] == "indeterminate":
-                ET.SubElement(case, "skipped", message=c["summary"])
+                skipped += 1
+                ET.SubElement(case, "skipped", message=f"not exercised by this scenario: {c['summary']}")
             ET.SubElement(case, "system-out").text = detail
+        for cid in r.get("missed_passes", ()):  # named in expect.pass, never judged
+            failures += 1
+            case = ET.SubElement(suite, "testcase", classname=f"croupier.{r['name']}", name=cid)
+            ET.SubElement(case, "failure", message=f"{cid}: expected PASS, no verdict")
         if r.get("error"):
             failures += 1
             case = ET.SubElement(suite, "testcase", classname=f"croupier.{r['name']}", name="scenario run")
             ET.SubElement(case, "error", message="scenario crashed").text = r["error"]
         suite.set("failures", str(failures))
+        if skipped:
+            suite.set("skipped", str(skipped))
     ET.indent(suites)
     ET.ElementTree(suites).write(path, encoding="utf-8", xml_declaration=True)
 
@@ -206,8 +253,8 @@ def print_summary(report: dict[str, Any], out_dir: Path, console: Console | None
         verdicts = [c["verdict"] for c in r["checks"]]
         st = r.get("stats") or {}
         tally = f"{verdicts.count('pass')}/{verdicts.count('fail')}/{verdicts.count('indeterminate')}"
-        met = ("[yellow]NOT APPLICABLE[/]" if not_applicable(r) else
-               "[green]MET[/]" if r["expectation_met"] else "[red]NOT MET[/]")
+        met = {"not applicable": "[yellow]NOT APPLICABLE[/]", "met": "[green]MET[/]",
+               "not decisive": "[yellow]NOT DECISIVE[/]"}.get(outcome(r), "[red]NOT MET[/]")
         bonus = sum(v for k, v in st.items() if k.startswith("bonus_") and k != "bonus_void")
         forced = f" (forced {r['forced_result']})" if r.get("forced_result") else ""
         table.add_row(r["name"] + forced, str(st.get("rounds", 0)), str(st.get("spins", 0)),
@@ -219,8 +266,14 @@ def print_summary(report: dict[str, Any], out_dir: Path, console: Console | None
         for r in na:
             for reason in r["not_applicable"]:
                 console.print(f"[yellow]  {r['name']}: {reason}[/]")
+    if nd := [r for r in report["scenarios"] if outcome(r) == "not decisive"]:
+        console.print(f"[bold yellow]? {len(nd)} scenario(s) NOT DECISIVE — neither met nor failed; this run did not "
+                      "decide:[/]")
+        for r in nd:
+            for u in r.get("undecided", ()):
+                console.print(f"[yellow]  {r['name']}: {u['id']} {u['reason']}[/]")
     for r in report["scenarios"]:
-        if r["expectation_met"] or not_applicable(r):
+        if outcome(r) != "not met":
             continue
         console.print(f"[red]✗ {r['name']}[/] ({r['file']}): trace {out_dir / r['trace']}")
         if r.get("error"):
@@ -235,6 +288,7 @@ def print_summary(report: dict[str, Any], out_dir: Path, console: Console | None
     uncovered = [cid for cid, e in cov.items() if not e["failed_as_expected_by"]]
     s = report["summary"]
     console.print(f"{s['expectations_met']}/{s['scenarios'] - s.get('not_applicable', 0)} scenarios met their expectation"
+                  + (f" ({s['not_decisive']} NOT DECISIVE)" if s.get("not_decisive") else "")
                   + (f" ({s['not_applicable']} NOT APPLICABLE, not run)" if s.get("not_applicable") else "") + "; "
                   f"{len(cov) - len(uncovered)}/{len(cov)} checks proven able to fail by a fault scenario"
                   + (f" (not: {', '.join(uncovered)})" if uncovered else ""))

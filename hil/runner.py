@@ -129,7 +129,9 @@ def trace_meta(loaded: LoadedScenario, bench: LoadedBench, rules: LoadedRules | 
         "rules": table.regulation or (rules.submission.name if rules else None),
         "rules_sha256": None if table.regulation else (rules.sha256 if rules else None),
         "check_config": dataclasses.asdict(check_config(sc)),
-        "expect": {"fail": sorted(sc.expect.fail)},
+        # the expectation ``croupier check`` judges by (``judge``): cut_from_rounds when --max-rounds cut the run
+        "expect": {"fail": sorted(sc.expect.fail), "pass": sorted(sc.expect.pass_),
+                   "cut_from_rounds": loaded.cut_from_rounds},
         "rounds_requested": sc.rounds,
     }
 
@@ -249,12 +251,16 @@ def run_scenario(
         "name": sc.name, "file": loaded.path, "sha256": loaded.sha256, "description": sc.description,
         "seed": seed, "rounds_requested": sc.rounds, "trace": str(trace_rel),
         "expected_failures": sorted(sc.expect.fail),
+        "expected_passes": sorted(sc.expect.pass_),
+        # --max-rounds cut the run below the scenario's own rounds (None: it ran as the file says)
+        "cut_from_rounds": loaded.cut_from_rounds,
         # the lab's forced-outcome test mode: these rounds' results were not the wheel's
         "forced_result": sc.croupier.force_result,
     }
     if reasons := not_applicable(sc, bench.config):  # never run without its faults: NOT APPLICABLE
         result.update(trace=None, stats={}, sim_time_s=0.0, wall_s=0.0, error=None, checks=[],
-                      unexpected_failures=[], missed_failures=[], expectation_met=None, not_applicable=reasons)
+                      unexpected_failures=[], missed_failures=[], missed_passes=[], undecided=[], not_exercised=[],
+                      outcome=NOT_APPLICABLE, expectation_met=None, not_applicable=reasons)
         return result
     wall0 = time.perf_counter()
     error = None
@@ -277,17 +283,57 @@ def run_scenario(
         wall_s=round(time.perf_counter() - wall0, 3),
         error=error,
         checks=checks,
-        **judge(checks, sc.expect.fail, error),
+        **judge(checks, sc.expect.fail, error, expected_pass=sc.expect.pass_, cut_from_rounds=loaded.cut_from_rounds),
     )
     return result
 
 
-def judge(checks: list[dict[str, Any]], expected_fail, error: str | None = None) -> dict[str, Any]:
-    """Whether a scenario met its expectation: no error, and exactly the checks it names fail."""
-    failed = {c["id"] for c in checks if c["verdict"] == "fail"}
-    expected = set(expected_fail)
-    return {"unexpected_failures": sorted(failed - expected), "missed_failures": sorted(expected - failed),
-            "expectation_met": error is None and failed == expected}
+#: a scenario's outcome (``judge``; report.json ``outcome``, docs/scenarios.md "Outcome")
+MET, NOT_MET, NOT_DECISIVE, NOT_APPLICABLE = "met", "not met", "not decisive", "not applicable"
+OUTCOMES = (MET, NOT_MET, NOT_DECISIVE, NOT_APPLICABLE)
+
+
+def judge(checks: list[dict[str, Any]], expected_fail, error: str | None = None, *, expected_pass=(),
+          cut_from_rounds: int | None = None) -> dict[str, Any]:
+    """A scenario's outcome from its checks' verdicts and what it expects (``expect.fail``, the checks
+    that must FAIL; ``expect.pass``, the checks it exists to decide, which must PASS):
+
+    * NOT MET when the run crashed (``error``), when any check FAILs that is not in ``expect.fail``
+      (``unexpected_failures``, whatever else came out), when a check of ``expect.fail`` PASSes in a
+      run of the scenario's full length or has no verdict (``missed_failures``), or when a check of
+      ``expect.pass`` has no verdict (``missed_passes``);
+    * else NOT DECISIVE when a check the scenario names came out undecided (``undecided``, each with
+      why): one of ``expect.fail`` or ``expect.pass`` indeterminate (too few spins for its statistic,
+      no game of its kind in the trace), or one of ``expect.fail`` PASSing in a run ``--max-rounds``
+      cut below the scenario's rounds (``cut_from_rounds``: too short to show that its fault is not
+      caught). Never met, never a failure;
+    * else MET.
+
+    A check the scenario does not name that comes out indeterminate was not exercised by it
+    (``not_exercised``); it changes nothing. ``expectation_met``: True (met), False (not met),
+    None (not decisive)."""
+    verdicts = {c["id"]: c["verdict"] for c in checks}
+    summaries = {c["id"]: c.get("summary", "") for c in checks}
+    fail, must_pass = set(expected_fail), set(expected_pass)
+    unexpected = sorted(cid for cid, v in verdicts.items() if v == "fail" and cid not in fail)
+    missed = sorted(cid for cid in fail if cid not in verdicts or (verdicts[cid] == "pass" and cut_from_rounds is None))
+    missed_passes = sorted(cid for cid in must_pass if cid not in verdicts)
+    undecided = []
+    for cid in sorted((fail | must_pass) & set(verdicts)):
+        v = verdicts[cid]
+        if v == "indeterminate":
+            undecided.append({"id": cid, "reason": f"indeterminate (expected {'FAIL' if cid in fail else 'PASS'}): "
+                                                   f"{summaries[cid]}"})
+        elif v == "pass" and cid in fail and cut_from_rounds is not None:
+            undecided.append({"id": cid, "reason": "pass (expected FAIL) in a run --max-rounds cut short of the "
+                                                   f"scenario's {cut_from_rounds} rounds: the fault may not have been "
+                                                   "exercised yet"})
+    not_exercised = sorted(cid for cid, v in verdicts.items() if v == "indeterminate" and cid not in fail | must_pass)
+    outcome = (NOT_MET if error is not None or unexpected or missed or missed_passes
+               else NOT_DECISIVE if undecided else MET)
+    return {"outcome": outcome, "expectation_met": {MET: True, NOT_MET: False}.get(outcome),
+            "unexpected_failures": unexpected, "missed_failures": missed, "missed_passes": missed_passes,
+            "undecided": undecided, "not_exercised": not_exercised}
 
 
 _log = logging.getLogger("croupier.run")

@@ -4,7 +4,8 @@ A scenario says how to drive the table (rounds, seed, the croupier's timing, the
 betting behaviour, the lock-out probing), what to change on the bench (``bench``: parameter
 overrides; ``faults``: fault knobs, per device role, and ``croupier`` for dealer-procedure
 faults) and what it expects of the checks (``expect.fail``: the check ids that must FAIL;
-every other check must not fail). See ``docs/scenarios.md``.
+``expect.pass``: the check ids it exists to decide, which must PASS; every other check must not
+fail). See ``docs/scenarios.md``.
 """
 
 from __future__ import annotations
@@ -401,17 +402,33 @@ class PokerTable(pydantic.BaseModel):
 
 
 class Expect(pydantic.BaseModel):
-    model_config = _STRICT
-    fail: tuple[str, ...] = ()
+    """What the scenario expects of the checks (``hil.runner.judge``, docs/scenarios.md "Outcome").
 
-    @pydantic.field_validator("fail")
+    ``fail``: the checks that must FAIL (a fault scenario's faults). ``pass``: the checks the
+    scenario exists to decide, which must PASS (a normal-play scenario's statistics, its
+    settlement); one that comes out indeterminate leaves the scenario NOT DECISIVE. Every other
+    check must not fail; its "indeterminate" means "not exercised by this scenario" and is listed."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    fail: tuple[str, ...] = ()
+    pass_: tuple[str, ...] = Field((), alias="pass")
+
+    @pydantic.field_validator("fail", "pass_")
     @classmethod
     def _known(cls, ids: tuple[str, ...]) -> tuple[str, ...]:
         unknown = [i for i in ids if i not in CHECK_IDS]
         if unknown:
             hint = did_you_mean(unknown[0], sorted(CHECK_IDS))
             raise ValueError(f"unknown check id(s) {unknown}{hint}; known: {sorted(CHECK_IDS)}")
+        if dup := sorted({i for i in ids if ids.count(i) > 1}):
+            raise ValueError(f"check id(s) {dup} named twice")
         return ids
+
+    @pydantic.model_validator(mode="after")
+    def _disjoint(self) -> Expect:
+        if both := sorted(set(self.fail) & set(self.pass_)):
+            raise ValueError(f"{both} named in both expect.fail and expect.pass: a check must either fail or pass")
+        return self
 
 
 class Scenario(pydantic.BaseModel):
@@ -460,8 +477,10 @@ class Scenario(pydantic.BaseModel):
         if self.rules_submission is not None and self.game not in ("crazy-time", "roulette"):
             raise ValueError(f"rules_submission: a {self.game} table plays the regulation's own paytables")
         ids = {c.id for c in checks_for(self.game)}
-        if other := [i for i in self.expect.fail if i not in ids]:
-            raise ValueError(f"expect.fail: {other} are not checks of {self.game}{did_you_mean(other[0], sorted(ids))}")
+        for key, named in (("fail", self.expect.fail), ("pass", self.expect.pass_)):
+            if other := [i for i in named if i not in ids]:
+                raise ValueError(f"expect.{key}: {other} are not checks of {self.game}"
+                                 f"{did_you_mean(other[0], sorted(ids))}")
         for section in ("bench", "faults"):
             for role in ("ball_wheel", "illuminator"):
                 wheel = getattr(self, section).get(role, {}).get("wheel")
@@ -559,6 +578,9 @@ class LoadedScenario:
     scenario: Scenario
     path: str
     sha256: str
+    #: the rounds the scenario file asks for when ``--max-rounds`` cut the run shorter (None: not cut):
+    #: an expected FAIL that passes in a cut run is NOT DECISIVE, not NOT MET (``hil.runner.judge``)
+    cut_from_rounds: int | None = None
 
 
 def parse_scenario(text: str, source: str) -> LoadedScenario:

@@ -62,7 +62,8 @@ def test_a_fault_scenario_on_a_device_without_control_is_not_applicable(tmp_path
     assert "without a control endpoint" in na["not_applicable"][0]
     assert not (out / "traces" / "fault-slow-lockout.sqlite").exists()
     assert by["small"]["expectation_met"] is True
-    assert report["summary"] == {"scenarios": 2, "expectations_met": 1, "expectations_not_met": 0, "not_applicable": 1}
+    assert report["summary"] == {"scenarios": 2, "expectations_met": 1, "expectations_not_met": 0, "not_decisive": 0,
+                                 "not_applicable": 1}
     suite = next(s for s in ET.parse(out / "junit.xml").getroot() if s.get("name") == "fault-slow-lockout")
     skipped = suite.find("testcase/skipped")
     assert skipped is not None and skipped.get("message").startswith("NOT APPLICABLE: devices.wagering")

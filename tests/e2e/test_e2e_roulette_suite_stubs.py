@@ -68,7 +68,7 @@ def test_roulette_suite_same_verdicts_on_the_vendor_protocol_wheel(stub_control,
         files = compressed_copies(paths, tmp_path / f"suite-{wheel}")
         sim_out, real_out = tmp_path / f"sim-{wheel}", tmp_path / f"real-{wheel}"
         sim = runner.invoke(app, ["run", *files, "--max-rounds", ROUNDS, "--out", str(sim_out), "--jobs", "1"])
-        assert sim.exit_code in (0, 1), sim.output
+        assert sim.exit_code in (0, 1, 3), sim.output
         with stub_control({"ball_wheel": "roulette-wheel"}, "serial", SCALE,  # the model's commanded wheel
                           {"ball_wheel": ["--param", "profile=model"]}) as serial_urls, \
                 stub_control({"illuminator": "illuminator", "roulette_wagering": "progressive-system"}, "modbus",
@@ -76,7 +76,7 @@ def test_roulette_suite_same_verdicts_on_the_vendor_protocol_wheel(stub_control,
             bench = _bench(tmp_path / f"bench-{wheel}.toml", wheel, serial_urls | mb)
             real = runner.invoke(app, ["run", *files, "--bench", str(bench), "--max-rounds", ROUNDS,
                                        "--out", str(real_out)])
-        assert real.exit_code in (0, 1), real.output
+        assert real.exit_code in (0, 1, 3), real.output
         a, b = _report(sim_out), _report(real_out)
         assert a.keys() == b.keys()
         for name in a:

@@ -182,6 +182,10 @@ def test_not_applicable_skips_with_the_reason(pytester: pytest.Pytester) -> None
     got.assert_outcomes(skipped=1)
     assert "NOT APPLICABLE on this bench (not run): devices.wheel is a real modbus device" in got.stdout.str()
     assert not (pytester.path / "out" / "traces" / "weak-push-na.sqlite").exists()
+    # real devices are one of each: no xdist workers on that bench (refused before any starts)
+    got = pytester.runpytest("-n", "2", "-p", "no:cacheprovider", "--croupier-bench", "real.toml", "scenarios")
+    assert got.ret == pytest.ExitCode.USAGE_ERROR
+    assert "a bench with a real device runs one scenario at a time; run it without -n" in got.stderr.str()
 
 
 def test_junit_properties(pytester: pytest.Pytester) -> None:

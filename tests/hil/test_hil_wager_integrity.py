@@ -97,7 +97,9 @@ def test_normal_play_settles_no_late_or_probe_press_and_meters_grow_only_from_wa
     result, counts = _run(SUITE / path, tmp_path, rounds=300, late=late)
     assert counts["late_settled"] == 0 and counts["probe_settled"] == 0 and counts["unmatched_increments"] == 0, counts
     assert counts["settled_press_wagers"] > 0, counts  # the count above is over real evidence
-    assert result["expectation_met"], [c["id"] for c in result["checks"] if c["verdict"] == "fail"]
+    # 300 of the scenario's rounds leave its χ² undecided (expect.pass): not decisive, never a failure
+    assert result["outcome"] in ("met", "not decisive") and not result["unexpected_failures"], [
+        c["id"] for c in result["checks"] if c["verdict"] == "fail"]
     refused = result["stats"].get("late_presses_refused", 0)
     if late and "crazy_time" in path:
         assert refused > 0  # the late presses were there, accepted by the device, and refused
