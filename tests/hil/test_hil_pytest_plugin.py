@@ -158,10 +158,6 @@ def test_not_decisive_skips_with_the_undecided_checks(pytester: pytest.Pytester)
     """A fault run --croupier-max-rounds cut at one round: its expected FAIL is not seen yet, so the
     scenario is NOT DECISIVE — skipped naming the check and why, or failed with
     --croupier-not-decisive fail; never a pass."""
-    from hil import runner
-
-    if not hasattr(runner, "NOT_DECISIVE"):
-        pytest.skip("hil.runner.judge has no NOT DECISIVE outcome yet (engineer decisive, issue 14)")
     _scenarios(pytester, between=BETWEEN_SECTIONS)
     got = _run(pytester, "-rs", "--croupier-max-rounds", "1")
     got.assert_outcomes(skipped=1)
