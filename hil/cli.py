@@ -176,7 +176,7 @@ def run(
     roulette_x_rules: Annotated[Optional[Path], typer.Option(
         help="Roulette X Rules Submission TOML (default: the shipped reference one)")] = None,
     seed: Annotated[Optional[int], typer.Option(help="derive every scenario's seed from N", min=0, max=2**63 - 1)] = None,
-    out: Annotated[Path, typer.Option(help="output folder: report.json, junit.xml, traces/")] = Path("out"),
+    out: Annotated[Path, typer.Option(help="output folder: report.json, report.html, junit.xml, traces/")] = Path("out"),
     jobs: Annotated[int, typer.Option(help="worker processes (default 0: all cores; 1 with real devices)", min=0)] = 0,
     resume: Annotated[bool, typer.Option(
         help="go on with a killed run: each scenario's trace in OUT/traces continues after its last committed "
@@ -217,6 +217,7 @@ def run(
         report["manifest"] = manifest_for_run(out, scenarios, loaded_bench, loaded_rules, loaded_rx)  # docs/pack.md
         write_json(report, out / "report.json")
         write_junit(report, out / "junit.xml")
+        _write_html(report, out)
         label = {"mismatch": "bench/device mismatch", "unreachable": "device unreachable",
                  "unauthorised": "not authorised on a stub's control endpoint"}.get(exc.kind, "device failed at connect")
         sys.stderr.write(f"error: {label}: {exc.message}\n"
@@ -227,11 +228,23 @@ def run(
     report["manifest"] = manifest_for_run(out, scenarios, loaded_bench, loaded_rules, loaded_rx)  # docs/pack.md
     write_json(report, out / "report.json")
     write_junit(report, out / "junit.xml")
+    _write_html(report, out)
     if verbosity >= 0:
         print_summary(report, out)
     else:
         print_one_line(report, out)
     raise typer.Exit(run_exit_status(results))
+
+
+def _write_html(report: dict, out: Path) -> None:
+    """``out/report.html`` (docs/report.md). The run's verdicts are in report.json already: a page
+    that cannot be written is an error message, never a traceback, and leaves the exit status alone."""
+    from hil.html_report import write_html
+
+    try:
+        write_html(report, out)
+    except Exception as exc:  # noqa: BLE001
+        sys.stderr.write(f"error: {out / 'report.html'} not written: {type(exc).__name__}: {exc}\n")
 
 
 def run_exit_status(results: list[dict]) -> int:

@@ -34,6 +34,7 @@ h2{border-bottom:2px solid #cbd5e0;padding-bottom:3px;margin-top:28px}h3{margin:
 table{border-collapse:collapse;background:#fff;margin:6px 0 12px;font-size:12.5px}
 th,td{border:1px solid #e2e8f0;padding:3px 7px;text-align:left;vertical-align:top}th{background:#edf2f7}
 td.n{text-align:right;font-variant-numeric:tabular-nums}
+#verdicts td:first-child{white-space:nowrap}
 .met,.pass,.fault-proven{color:#22543d;background:#c6f6d5}.notmet,.fail,.not-covered{color:#742a2a;background:#fed7d7}
 .notdecisive,.indeterminate,.checked{color:#744210;background:#fefcbf}.notapplicable,.out-of-scope{color:#4a5568;background:#e2e8f0}
 .badge{display:inline-block;padding:0 6px;border-radius:3px;font-size:12px;font-weight:600}
@@ -109,7 +110,9 @@ def _figures(report: dict[str, Any], out_dir: Path, jobs: int | None = None) -> 
     work.sort(key=lambda w: -((by_name[w[0]].get("stats") or {}).get("rounds") or 0))
     workers = jobs if jobs is not None else min(2, os.cpu_count() or 1, len(work))
     if workers > 1 and len(work) >= POOL_FROM:
-        with ProcessPoolExecutor(workers) as pool:
+        from hil.runner import _worker_init  # a worker dies with the run that started it
+
+        with ProcessPoolExecutor(workers, initializer=_worker_init, initargs=(os.getpid(),)) as pool:
             done = list(pool.map(plot_scenario, work))
     else:
         done = [plot_scenario(w) for w in work]
@@ -202,13 +205,15 @@ def render(report: dict[str, Any], figures: list[Figure]) -> str:
             w(f"<p class=\"muted\" data-plot-kind=\"{e(kind)}\">No scenario of this run holds this evidence.</p>")
         for f in mine:
             fid = figure_id(f.kind, f.scenario, f.check_id)
+            attrs = (f'id="{fid}" data-plot-kind="{e(kind)}" data-scenario="{e(f.scenario)}" '
+                     f'data-check="{e(f.check_id)}" data-verdict="{e(f.verdict)}"')
             link = f"<a href=\"#{anchor('chk', f.scenario, f.check_id)}\">{e(f.scenario)} / {e(f.check_id)}</a>"
             verdict = badge(f.verdict) if f.verdict else ""
             if f.error:
-                w(f"<figure id=\"{fid}\" data-plot-kind=\"{e(kind)}\"><figcaption class=\"err\">{link}: not drawn — "
+                w(f"<figure {attrs}><figcaption class=\"err\">{link}: not drawn — "
                   f"{e(f.error)}</figcaption></figure>")
                 continue
-            w(f"<figure id=\"{fid}\" data-plot-kind=\"{e(kind)}\">{f.svg}<figcaption>{link} {verdict} "
+            w(f"<figure {attrs}>{f.svg}<figcaption>{link} {verdict} "
               f"{e(f.caption)}</figcaption></figure>")
     w("</section>")
 

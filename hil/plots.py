@@ -88,6 +88,8 @@ def select(report: dict[str, Any]) -> dict[str, list[tuple[str, str]]]:
                 s, _c, _a = max(pool, key=lambda x: (x[2], -(x[0].get("stats") or {}).get("rounds", 0)))
                 chosen.append(s["name"])
             failed = [(s, c, a) for s, c, a in cands if c["verdict"] == "fail"]
+            if any(a > 1 for _s, _c, a in failed):  # a failure with evidence to draw, rather than a verdict alone
+                failed = [x for x in failed if x[2] > 1]
             expected = [x for x in failed if cid in x[0].get("expected_failures", ())]
             unexpected = [x for x in failed if cid not in x[0].get("expected_failures", ())]
             # first the scenarios with data to draw (not only a verdict), then those whose fault is about
@@ -254,6 +256,9 @@ def to_svg(fig, prefix: str) -> str:
     return svg.replace("<svg ", '<svg role="img" preserveAspectRatio="xMinYMin meet" ', 1).strip()
 
 
+from matplotlib.ticker import MaxNLocator  # noqa: E402  (Agg is selected in _style before any figure)
+
+
 def _subsample(n: int, keep: set[int] = frozenset()) -> list[int]:
     """Indices of at most ~MAX_POINTS of n, evenly spread, plus ``keep`` (the points that matter)."""
     if n <= MAX_POINTS:
@@ -284,10 +289,12 @@ def _lockout(plt, c, scenario: str) -> tuple[Any, str, dict]:
     ax.axhline(budget_ms, color="#c53030", ls="--", lw=1, label=f"budget {budget_ms:.3f} ms")
     ax.set_xlabel("round")
     ax.set_ylabel("latency (ms)")
-    ax.legend(loc="upper right", ncol=2)
+    ax.legend(loc="lower left", bbox_to_anchor=(0, 1.0), ncol=4)
     shown = "" if len(idx) == len(rounds) else f" ({len(idx)} of {len(rounds)} rounds drawn, every straddling or over-budget one kept)"
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     cap = (f"{len(rounds)} rounds bracketed by the rig's probe presses: each bar spans the last accepted and the first "
-           f"locked-out press after the lock-out command, as CT-lockout's bracket derives them{shown}.")
+           f"locked-out press after the lock-out command, as {c.id} derives them{shown}"
+           + (f"; {len(viol)} round(s) with a lock-out violation (×)" if viol else "") + ".")
     return fig, cap, {"rounds": rounds, "lower_ms": lo, "upper_ms": hi, "budget_ms": budget_ms}
 
 
@@ -312,48 +319,61 @@ def _timing(plt, c, scenario: str) -> tuple[Any, str, dict]:
 
 
 def _chi2(plt, c, scenario: str) -> tuple[Any, str, dict]:
+    """One panel per sample the check tested (pooled, and each spin direction with enough spins for
+    it): the counts, the uniform expectation, each count's binomial band, and the sample's χ² and p
+    against the check's (Bonferroni-corrected) level, all read from the check itself."""
     from scipy import stats
 
+    res = c.plot_result
+    mv = {m.name: m for m in res.measurements}
     if hasattr(c, "pockets"):  # a roulette wheel's compartments
         from hil.checks.roulette import pocket_key
 
         labels = [str(p) for p in c.pockets]
-        observed = [c.counts.get(pocket_key(p), 0) for p in c.pockets]
+        samples = {"pooled": [c.counts.get(pocket_key(p), 0) for p in c.pockets]}
+        keys = {"pooled": ("chi2", "p_value")}
         what = "compartment"
     else:
         sections = (c.bench.info.get("wheel") or {}).get("sections", ()) or range(54)
         k = len(sections)
-        pooled: dict[int, int] = {}
-        for counts in c.counts.values():
-            for i, v in counts.items():
-                pooled[i] = pooled.get(i, 0) + v
-        observed = [pooled.get(i, 0) for i in range(k)]
-        labels = [str(s) for s in sections]
+        pooled = [sum(counts.get(i, 0) for counts in c.counts.values()) for i in range(k)]
+        samples = {"pooled": pooled}
+        samples.update({d: [cnt.get(i, 0) for i in range(k)] for d, cnt in c.counts.items()
+                        if f"chi2_{d}" in mv})
+        keys = {name: (f"chi2_{name}", f"p_value_{name}") for name in samples}
+        labels = [str(i) for i in range(k)]
         what = "section"
-    k, n = len(observed), sum(observed)
     alpha = c.config.chi2_alpha
-    lo_b = stats.binom.ppf(alpha / 2, n, 1 / k) if n else 0
-    hi_b = stats.binom.ppf(1 - alpha / 2, n, 1 / k) if n else 0
-    fig, ax = plt.subplots(figsize=(7.2, 2.6))
-    x = list(range(k))
-    colors = ["#c53030" if (o < lo_b or o > hi_b) else "#2b6cb0" for o in observed]
-    ax.bar(x, observed, color=colors, width=0.8, label="observed")
-    ax.axhspan(lo_b, hi_b, color="#38a169", alpha=0.18, label=f"expected band (per {what}, {1 - alpha:.0%})")
-    ax.axhline(n / k if k else 0, color="#2f855a", lw=1, label=f"expected {n / k:.1f}" if k else "expected")
-    step = max(1, k // 27)
-    ax.set_xticks(x[::step])
-    ax.set_xticklabels(labels[::step], rotation=90, fontsize=6)
-    ax.set_xlim(-0.8, k - 0.2)
-    ax.set_ylabel("spins")
-    ax.legend(loc="upper right", ncol=3)
-    res = c.plot_result
-    chi2 = next((m.value for m in res.measurements if m.name in ("chi2", "chi2_pooled")), None)
-    p = next((m.value for m in res.measurements if m.name in ("p_value", "p_value_pooled")), None)
-    stat = f"χ² = {chi2:.1f} on {k - 1} dof, p = {p:.3g}; " if chi2 is not None and p is not None else ""
-    cap = (f"{n} spins over {k} {what}s: observed count per {what} against the uniform expectation n/k, with each "
-           f"count's two-sided {1 - alpha:.0%} binomial band. {stat}the verdict is the check's χ² test "
-           f"(α = {alpha}), not a single bar outside the band.")
-    return fig, cap, {"observed": observed, "expected": n / k if k else None, "band": [float(lo_b), float(hi_b)]}
+    fig, axes = plt.subplots(len(samples), 1, figsize=(7.2, 1.2 + 1.6 * len(samples)), sharex=True, squeeze=False)
+    data, lines = {}, []
+    for ax, (name, observed) in zip(axes[:, 0], samples.items()):
+        k, n = len(observed), sum(observed)
+        lo_b = float(stats.binom.ppf(alpha / 2, n, 1 / k)) if n else 0.0
+        hi_b = float(stats.binom.ppf(1 - alpha / 2, n, 1 / k)) if n else 0.0
+        x = list(range(k))
+        colors = ["#c53030" if (o < lo_b or o > hi_b) else "#2b6cb0" for o in observed]
+        ax.bar(x, observed, color=colors, width=0.8, label="observed")
+        ax.axhspan(lo_b, hi_b, color="#38a169", alpha=0.18, label=f"each count's {1 - alpha:.0%} band")
+        ax.axhline(n / k if k else 0, color="#2f855a", lw=1, label="expected n/k")
+        chi2, p = mv.get(keys[name][0]), mv.get(keys[name][1])
+        level = (p.limit or "").split(" ")[1] if p is not None and p.limit else None
+        stat = f"χ² = {chi2.value:.1f}, p = {p.value:.3g} (limit {p.limit})" if chi2 and p else "too few spins for χ²"
+        bad = p is not None and level is not None and p.value < float(level)
+        ax.set_title(f"{name}: {n} spins — {stat}", fontsize=8, loc="left", color="#c53030" if bad else "#1a202c")
+        ax.set_ylabel("spins")
+        ax.set_xlim(-0.8, k - 0.2)
+        data[name] = {"observed": observed, "expected": n / k if k else None, "band": [lo_b, hi_b],
+                      "chi2": chi2.value if chi2 else None, "p_value": p.value if p else None}
+        lines.append(f"{name} {stat}")
+    axes[0, 0].legend(loc="lower right", bbox_to_anchor=(1.0, 1.12), ncol=3)
+    step = max(1, len(labels) // 27)
+    axes[-1, 0].set_xticks(list(range(len(labels)))[::step])
+    axes[-1, 0].set_xticklabels(labels[::step], rotation=90, fontsize=6)
+    axes[-1, 0].set_xlabel(f"{what} ({'the wheel order, index 0 to ' + str(len(labels) - 1) if what == 'section' else 'number'})")
+    cap = (f"Observed count per {what} against the uniform expectation n/k, each count with its two-sided "
+           f"{1 - alpha:.0%} binomial band, for every sample {c.id} tested ({'; '.join(lines)}). The verdict is the "
+           "check's χ² test per sample (a Bonferroni level when it tests several), not a bar outside its band.")
+    return fig, cap, data
 
 
 def _rtp(plt, c, scenario: str) -> tuple[Any, str, dict]:
@@ -380,8 +400,8 @@ def _rtp(plt, c, scenario: str) -> tuple[Any, str, dict]:
         ax.plot(xs, [exact[i] * 100 for i in idx], color="#2f855a", lw=1, label="exact RTP of the wagers made")
         ax.plot(xs, [obs[i] * 100 for i in idx], color="#2b6cb0", lw=1.2, label="observed (cumulative)")
         mid = exact[-1] * 100
-        spread = max(band[len(band) // 10] * 100 if band else 5, abs(obs[-1] * 100 - mid) * 1.3, 2.0)
-        ax.set_ylim(mid - 1.6 * spread, mid + 1.6 * spread)
+        spread = max(2.5 * band[-1] * 100, 1.3 * abs(obs[-1] * 100 - mid), 2.0)
+        ax.set_ylim(max(0.0, mid - spread), mid + spread)
     ax.set_xlabel("round")
     ax.set_ylabel("return to player (%)")
     ax.legend(loc="upper right", ncol=3)
@@ -390,7 +410,8 @@ def _rtp(plt, c, scenario: str) -> tuple[Any, str, dict]:
             f"stake and win) over the stakes of the wagers CT-690.2e-settlement holds the croupier to, against the "
             f"exact RTP of the same wagers (rules/rtp.py, the Rules Submission on record) with its 95 % interval "
             f"(the observed rounds' own spread). Final: {obs[-1]:.4%} against {exact[-1]:.4%} ± {band[-1]:.4%}"
-            f" — {'inside' if inside else 'outside'} the interval.") if obs else "No settled round with wagers.")
+            f" — {'inside' if inside else 'outside'} the interval. The RTP is context: {c.id}'s verdict is on each "
+            "wager's settlement.") if obs else "No settled round with wagers.")
     return fig, cap, {"rounds": rounds, "observed": obs, "exact": exact, "half_width": band}
 
 
