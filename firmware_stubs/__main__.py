@@ -32,6 +32,12 @@ The wagering device and the progressive system hold a supervisor key (docs/wire/
 HEX``, it is printed in the device URL's query, ``tcp://127.0.0.1:PORT?supervisor_key=<hex>`` (or the
 pty path's), and the rig's adapter takes it from there.
 
+``-v`` logs each connection and each command on stderr (``croupier.stub.<device>``: Modbus
+requests with their function code, address, count and result; serial frames; the control
+endpoint's ops, never its token), ``-vv`` the values too, ``--log-file FILE`` as JSON lines
+(``hil.logs``); the default logs neither. The command line is a typer app (``app``, help on every
+option), the same whether started as ``python -m firmware_stubs`` or ``croupier stub``.
+
 ``rtu://pty?...`` serves Modbus RTU on a new pty pair behind ``firmware_stubs.rtu_pty``'s relay,
 which adds each byte burst's wire time at the URL's baud rate, parity and stop bits (ptys
 ignore baud rate); READY then names ``rtu://<peer path>?<the same query>``.
@@ -39,7 +45,6 @@ ignore baud rate); READY then names ``rtu://<peer path>?<the same query>``.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import dataclasses
 import json
@@ -48,7 +53,11 @@ import signal
 import sys
 import threading
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Annotated, NoReturn, Optional
 from urllib.parse import urlsplit
+
+import typer
 
 
 from devices.coin_flipper import CoinFlipperParams
@@ -74,6 +83,7 @@ from firmware_stubs.progressive import ProgressiveGlue, cli_params
 from firmware_stubs.slingshot import WIRE_KNOBS, SlingshotParams, stub_params
 from firmware_stubs.top_slot import TopSlotGlue, load_par
 from firmware_stubs.wagering import WageringGlue
+from hil import logs
 from hil.wire.supervisor import with_key
 from hil.wire.url import ModbusUrl
 from hil.wire.registers import default_map, load_register_map
@@ -119,7 +129,7 @@ class DeviceHost:
     """The device model and its glue on the chosen wire; rebuilt with new parameters, fault knobs
     and seed when the control endpoint says so (the device clock runs on)."""
 
-    def __init__(self, args: argparse.Namespace) -> None:
+    def __init__(self, args: SimpleNamespace) -> None:
         self.args = args
         self.device = args.device
         self.wire = "modbus" if args.modbus else "serial"
@@ -235,9 +245,9 @@ class DeviceHost:
             self.truth_file.close()
 
 
-async def _main(args: argparse.Namespace) -> None:
+async def _main(args: SimpleNamespace) -> None:
     host = DeviceHost(args)
-    stub = ModbusStub(host.rmap, host.glue, host.clock, unit=args.unit)
+    stub = ModbusStub(host.rmap, host.glue, host.clock, unit=args.unit, log=_log(args))
     host.on_new_glue = stub.replace_glue
     url = ModbusUrl.parse(args.modbus)
     relay = None
@@ -266,7 +276,7 @@ async def _main(args: argparse.Namespace) -> None:
     if args.control:
         curl = ModbusUrl.parse(args.control)
         control = ControlServer(host.configure, host.truth_records.answer, host.set_clock, host.info,
-                                token=args.control_token, allow_remote=args.allow_remote)
+                                token=args.control_token, allow_remote=args.allow_remote, log=_log(args, "control"))
         where += f" control={control_url(curl.host, await control.start(curl.host, curl.port), args.control_token)}"
     relays = None
     if getattr(args, "actuator_modbus", None):  # a DO module wired across the model's buttons (docs/wire/actuator.md)
@@ -333,7 +343,7 @@ class ControlThread:
             self.loop.close()
 
 
-def _serve_serial(args: argparse.Namespace) -> None:
+def _serve_serial(args: SimpleNamespace) -> None:
     """``--serial URL`` / ``--pty``: the model behind the serial frames, in this thread. With
     ``--control``, the control endpoint runs in a helper thread and hands each request to the
     serve loop (``SerialStub.call``), which applies it between two iterations."""
@@ -355,9 +365,10 @@ def _serve_serial(args: argparse.Namespace) -> None:
     if args.device in SERIAL_ONLY:  # a vendor line protocol, paced on a pty (a real UART paces itself)
         from firmware_stubs.slingshot import SlingshotStub
 
-        stub = SlingshotStub(port, host.glue, host.clock, baudrate=args.baudrate if args.pty else None)
+        stub = SlingshotStub(port, host.glue, host.clock, baudrate=args.baudrate if args.pty else None, log=_log(args))
     else:
-        stub = SerialStub(port, host.glue, host.clock)
+        stub = SerialStub(port, host.glue, host.clock, log=_log(args))
+    _log(args).info("serial line open", extra={"path": where.split("?")[0]})
     host.on_new_glue = stub.replace_glue  # called by host.configure, in the serve loop
     try:
         if args.control:
@@ -365,7 +376,8 @@ def _serve_serial(args: argparse.Namespace) -> None:
             server = ControlServer(lambda raw, seed, rules: _in_loop(stub, host.configure, raw, seed, rules),
                                    lambda: _in_loop(stub, host.truth_records.answer),
                                    lambda ppm: _in_loop(stub, host.set_clock, ppm), lambda: _in_loop(stub, host.info),
-                                   token=args.control_token, allow_remote=args.allow_remote)
+                                   token=args.control_token, allow_remote=args.allow_remote,
+                                   log=_log(args, "control"))
             control = ControlThread(server, curl.host, curl.port)
             where += f" control={control_url(curl.host, control.port, args.control_token)}"
         print(f"READY {args.device} {where}", flush=True)
@@ -380,6 +392,11 @@ def _serve_serial(args: argparse.Namespace) -> None:
         host.close()
 
 
+def _log(args: SimpleNamespace, part: str | None = None) -> logging.Logger:
+    """The stub's logger, ``croupier.stub.<device>`` (``.control`` for its control endpoint)."""
+    return logging.getLogger(f"croupier.stub.{args.device}" + (f".{part}" if part else ""))
+
+
 def _in_loop(stub, fn, *args):
     """``fn(*args)`` run by the serial stub's serve loop; a stub that cannot run it (stopping,
     stuck) is a refused request (``ValueError``, answered ``ok: false``), never a hung client."""
@@ -389,12 +406,19 @@ def _in_loop(stub, fn, *args):
         raise ValueError(f"the stub could not apply the request: {exc or type(exc).__name__}") from None
 
 
-def _check_listeners(ap: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+def _refuse(message: str) -> NoReturn:
+    """Bad input on the command line: one ``error:`` line on stderr, exit 2, nothing started."""
+    sys.stderr.write(f"error: {message}\n")
+    sys.stderr.flush()
+    raise SystemExit(EXIT_BAD_INPUT)
+
+
+def _check_listeners(args: SimpleNamespace) -> None:
     """The control token (drawn, or ``--control-token`` checked) and where the stub may listen:
     a TCP listener beyond loopback without ``--allow-remote`` is an error (exit 2); with it, a
     warning on stderr (``firmware_stubs.exposure``)."""
     if args.control_token is not None and not args.control:
-        ap.error("--control-token needs --control URL")
+        _refuse("--control-token needs --control URL")
     listeners = []
     for option, attr, what, reach in (
             ("--modbus", "modbus", "Modbus TCP server",
@@ -411,63 +435,136 @@ def _check_listeners(ap: argparse.ArgumentParser, args: argparse.Namespace) -> N
         try:
             url = ModbusUrl.parse(value)
         except ValueError as exc:
-            ap.error(f"{option}: {exc}")
+            _refuse(f"{option}: {exc}")
         if option != "--modbus" and url.scheme != "tcp":
-            ap.error(f"{option} {value!r}: expected tcp://HOST:PORT")
+            _refuse(f"{option} {value!r}: expected tcp://HOST:PORT")
         if option == "--control" and urlsplit(value).query:
-            ap.error(f"--control {value!r}: give the address only (tcp://HOST:PORT); the token is drawn, "
-                     "or set with --control-token HEX")
+            _refuse(f"--control {value!r}: give the address only (tcp://HOST:PORT); the token is drawn, "
+                    "or set with --control-token HEX")
         if url.scheme == "tcp":
             listeners.append(Listener(what, option, url.host, url.port, reach))
     if args.control:
         try:
             args.control_token = new_token() if args.control_token is None else check_token(args.control_token)
         except ValueError as exc:
-            ap.error(f"--control-token: {exc}")
+            _refuse(f"--control-token: {exc}")
     try:
         warning = check_exposure(listeners, args.allow_remote)
     except ExposureRefused as exc:
-        ap.error(str(exc))
+        _refuse(str(exc))
     if warning:
         print(warning, file=sys.stderr, flush=True)
 
 
-def main(argv: list[str] | None = None) -> None:
-    ap = argparse.ArgumentParser(prog="croupier stub", description=__doc__.split("\n\n")[0])
-    ap.add_argument("device", choices=sorted(DEVICES))
-    wire = ap.add_mutually_exclusive_group(required=True)
-    wire.add_argument("--modbus", help="tcp://HOST:PORT (port 0 = any free; tcp://:PORT = 127.0.0.1), "
-                      "rtu://PATH?baudrate=N, or "
-                      "rtu://pty?baudrate=N&parity=E (a new pty, at that baud rate's pace)")
-    wire.add_argument("--serial", metavar="URL", help="serial frames on a pyserial URL (a device path, "
-                      "socket://HOST:PORT, rfc2217://..., loop://)")
-    wire.add_argument("--pty", action="store_true", help="serial frames on a new pty; READY names the peer's path")
-    ap.add_argument("--baudrate", type=int, default=None, help="--serial: baud rate (default 115200; "
-                    "roulette-wheel: 9600, and its --pty is paced at it)")
-    ap.add_argument("--unit", type=int, default=1, help="Modbus device id")
-    ap.add_argument("--register-map", type=Path, help="a vendor register map TOML (default: the shipped one)")
-    ap.add_argument("--param", action="append", default=[], help="model parameter / fault knob NAME=VALUE")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--time-scale", type=float, default=1.0, help="simulated seconds per wall second")
-    ap.add_argument("--clock-ppm", type=float, default=0.0, help="the device clock runs this many ppm fast "
-                    "(negative: slow) against the model's time: a drifting crystal (docs/wire/clock.md)")
-    ap.add_argument("--truth-file", help="wagering: append the ground truth of every lock-out here (JSON lines)")
-    ap.add_argument("--rules", type=Path, help="top-slot, multiplier-board, illuminator: the Rules Submission "
-                    "(illuminator: a Roulette X one) whose PAR the "
-                    "reels follow / whose distributions the board draws from (default: the shipped one)")
-    ap.add_argument("--actuator-modbus", metavar="URL", help="wagering, progressive-system (--modbus): also serve "
-                    "a Modbus DO module on tcp://HOST:PORT whose coils press the seat buttons (docs/wire/actuator.md)")
-    ap.add_argument("--control", metavar="URL", help="tcp://127.0.0.1:PORT (0 = any free): the rig configures "
-                    "the model's parameters and fault knobs per scenario here; READY prints its URL with the token")
-    ap.add_argument("--control-token", metavar="HEX", help="--control: the token every request must carry "
-                    "(at least 32 hex digits; default: a fresh secrets.token_hex(16), printed on READY)")
-    ap.add_argument("--allow-remote", action="store_true", help="let --modbus, --control, --actuator-modbus "
-                    "bind a host that is not loopback (0.0.0.0, ::, a LAN address); a warning names what is "
-                    "exposed (docs/security.md)")
-    ap.add_argument("--supervisor-key", metavar="HEX", help="wagering, progressive-system: the supervisor key "
-                    "(32 hex digits) that opening a round, paying, confirming wagers and the win lights need "
-                    "(default: a fresh random one); READY prints it in the device URL's ?supervisor_key=")
-    args = ap.parse_args(argv)
+#: the program name in usage lines, whichever way the stub was started
+PROG = "croupier stub"
+EXIT_BAD_INPUT = 2
+
+STUB_HELP = (
+    "Run a device's firmware stub: its SimPy model behind its wire protocol, in this process.\n\n"
+    "The stub serves until SIGTERM or SIGINT, in real time (or --time-scale times real time). "
+    "Once serving, it prints one line on stdout, READY DEVICE URL \\[control=URL] \\[actuator=URL], "
+    "naming the bound port or the pty's peer path: what a test or a bench file needs to reach it. "
+    "The control URL carries the stub's token (?token=HEX); the wagering device's and the progressive "
+    "system's URL carry the supervisor key (?supervisor_key=HEX).\n\n"
+    "Stubs listen on loopback only: a host that is not loopback is refused (exit 2) unless --allow-remote "
+    "is given, and then a warning on stderr names what is exposed (docs/security.md).\n\n"
+    "The bonus games' devices (multiplier-board, coin-flipper, pachinko-board, crazy-time-world-wheel), "
+    "the illuminator and the progressive-system speak Modbus only; the roulette-wheel speaks its vendor's "
+    "line protocol only (--pty or --serial).\n\n"
+    "Examples:\n\n"
+    "  croupier stub wagering --modbus tcp://127.0.0.1:0 -v\n"
+    "  croupier stub wagering --modbus 'rtu://pty?baudrate=9600&parity=E'\n"
+    "  croupier stub wagering --pty --param lockout_latency_mean_s=0.005\n"
+    "  croupier stub money-wheel --modbus tcp://:0 --clock-ppm 2000\n"
+    "  croupier stub roulette-wheel --pty --param wheel=double-zero\n"
+    "  croupier stub top-slot --modbus tcp://:0 --control tcp://:0\n\n"
+    "Exit status: 0 once stopped by SIGTERM or SIGINT, 2 for bad input (nothing was started).")
+
+app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, context_settings={"max_content_width": 100})
+
+
+@app.command(help=STUB_HELP, no_args_is_help=True)
+def stub(
+    device: Annotated[str, typer.Argument(
+        metavar="DEVICE", show_default=False,
+        help="the device to serve: " + ", ".join(sorted(DEVICES)))],
+    modbus: Annotated[Optional[str], typer.Option(
+        metavar="URL", help="serve Modbus: tcp://HOST:PORT (port 0: any free one; tcp://:PORT: 127.0.0.1), "
+                            "rtu://PATH?baudrate=N, or rtu://pty?baudrate=N&parity=E (a new pty, paced at "
+                            "that line's speed)")] = None,
+    serial: Annotated[Optional[str], typer.Option(
+        metavar="URL", help="serve serial frames on a pyserial URL: a device path, socket://HOST:PORT, "
+                            "rfc2217://..., loop://")] = None,
+    pty: Annotated[bool, typer.Option(
+        "--pty", help="serve serial frames on a new pty; READY names the peer's path")] = False,
+    baudrate: Annotated[Optional[int], typer.Option(
+        help="the serial line's baud rate (default 115200; roulette-wheel: 9600, and its --pty is paced "
+             "at it)", show_default=False)] = None,
+    unit: Annotated[int, typer.Option(help="the Modbus device id")] = 1,
+    register_map: Annotated[Optional[Path], typer.Option(
+        metavar="FILE", help="a vendor register map TOML (default: the shipped one)")] = None,
+    param: Annotated[Optional[list[str]], typer.Option(
+        metavar="NAME=VALUE", help="a model parameter or fault knob; repeat for more")] = None,
+    seed: Annotated[int, typer.Option(help="the model's random seed")] = 0,
+    time_scale: Annotated[float, typer.Option(help="simulated seconds per wall second")] = 1.0,
+    clock_ppm: Annotated[float, typer.Option(
+        help="the device clock runs this many ppm fast (negative: slow) against the model's time, as a "
+             "drifting crystal does (docs/wire/clock.md)")] = 0.0,
+    truth_file: Annotated[Optional[str], typer.Option(
+        metavar="FILE", help="wagering: append the ground truth of every lock-out here (JSON lines)")] = None,
+    rules: Annotated[Optional[Path], typer.Option(
+        metavar="FILE", help="top-slot, multiplier-board, illuminator: the Rules Submission whose PAR the reels "
+                             "follow or whose distributions the board draws from (illuminator: a Roulette X "
+                             "one; default: the shipped one)")] = None,
+    actuator_modbus: Annotated[Optional[str], typer.Option(
+        metavar="URL", help="wagering, progressive-system (with --modbus): also serve a Modbus DO module on "
+                            "tcp://HOST:PORT whose coils press the seat buttons (docs/wire/actuator.md)")] = None,
+    control: Annotated[Optional[str], typer.Option(
+        metavar="URL", help="serve the control endpoint on tcp://127.0.0.1:PORT (0: any free port), where the "
+                            "rig sets the model's parameters and fault knobs per scenario; READY prints its URL "
+                            "with the token")] = None,
+    control_token: Annotated[Optional[str], typer.Option(
+        metavar="HEX", help="with --control: the token every request must carry, at least 32 hex digits "
+                            "(default: a fresh secrets.token_hex(16), printed on READY)")] = None,
+    allow_remote: Annotated[bool, typer.Option(
+        "--allow-remote", help="let --modbus, --control and --actuator-modbus bind a host that is not loopback "
+                               "(0.0.0.0, ::, a LAN address); a warning names what is exposed "
+                               "(docs/security.md)")] = False,
+    supervisor_key: Annotated[Optional[str], typer.Option(
+        metavar="HEX", help="wagering, progressive-system: the supervisor key (32 hex digits) that opening a "
+                            "round, paying, confirming wagers and the win lights need (default: a fresh random "
+                            "one); READY prints it in the device URL's ?supervisor_key=")] = None,
+    verbose: Annotated[int, typer.Option(
+        "--verbose", "-v", count=True, help="log each connection and each command on stderr (-v); also the "
+                                            "values read and written (-vv)")] = 0,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="log errors only on stderr")] = False,
+    log_file: Annotated[Optional[Path], typer.Option(
+        metavar="FILE", help="also append the log to FILE as JSON lines (info and above; debug at -vv)")] = None,
+) -> None:
+    args = SimpleNamespace(device=device, modbus=modbus, serial=serial, pty=pty, baudrate=baudrate, unit=unit,
+                           register_map=register_map, param=list(param or []), seed=seed, time_scale=time_scale,
+                           clock_ppm=clock_ppm, truth_file=truth_file, rules=rules, actuator_modbus=actuator_modbus,
+                           control=control, control_token=control_token, allow_remote=allow_remote,
+                           supervisor_key=supervisor_key, verbosity=-1 if quiet and not verbose else min(verbose, 2),
+                           log_file=log_file)
+    serve(args)
+
+
+def serve(args: SimpleNamespace) -> None:
+    """The stub the command line describes: its input checked (exit 2 for bad input, nothing
+    started), then served until SIGTERM/SIGINT."""
+    if args.device not in DEVICES:
+        from difflib import get_close_matches
+
+        near = get_close_matches(args.device, list(DEVICES), n=1)
+        _refuse(f"unknown device {args.device!r}" + (f" (did you mean {near[0]!r}?)" if near else "")
+                + f"; the devices: {', '.join(sorted(DEVICES))}")
+    wires = [w for w, given in (("--modbus", args.modbus), ("--serial", args.serial), ("--pty", args.pty)) if given]
+    if not wires:
+        _refuse("say which wire to serve: --modbus URL, --serial URL or --pty")
+    if len(wires) > 1:
+        _refuse(f"{' and '.join(wires)}: give one wire only (--modbus URL, --serial URL or --pty)")
     args.supervisor_key_bytes = None
     if args.device in KEYED:
         from devices.supervisor import new_key, parse_key
@@ -475,31 +572,47 @@ def main(argv: list[str] | None = None) -> None:
         try:
             args.supervisor_key_bytes = new_key() if args.supervisor_key is None else parse_key(args.supervisor_key)
         except ValueError as exc:
-            ap.error(f"--supervisor-key: {exc}")
+            _refuse(f"--supervisor-key: {exc}")
     elif args.supervisor_key is not None:
-        ap.error(f"--supervisor-key: {args.device} holds no supervisor key (wagering, progressive-system do)")
-    _check_listeners(ap, args)
+        _refuse(f"--supervisor-key: {args.device} holds no supervisor key (wagering, progressive-system do)")
+    _check_listeners(args)
     if args.time_scale <= 0:
-        ap.error("--time-scale must be > 0")
+        _refuse("--time-scale must be > 0")
     if not -1e5 < args.clock_ppm < 1e5:
-        ap.error("--clock-ppm must be within ±100000 (±10 %)")
+        _refuse("--clock-ppm must be within ±100000 (±10 %)")
     if args.modbus is None and args.device in MODBUS_ONLY:
-        ap.error(f"{args.device} speaks Modbus only (--modbus URL): it has no serial frames")
+        _refuse(f"{args.device} speaks Modbus only (--modbus URL): it has no serial frames")
     if args.modbus is not None and args.device in SERIAL_ONLY:
-        ap.error(f"{args.device} speaks its vendor's serial line protocol only (--pty or --serial URL): "
-                 f"it has no Modbus register map")
+        _refuse(f"{args.device} speaks its vendor's serial line protocol only (--pty or --serial URL): "
+                f"it has no Modbus register map")
     if args.device in SERIAL_ONLY and args.baudrate is None:
         args.baudrate = SERIAL_ONLY[args.device]
-    if args.modbus is None:
-        _serve_serial(args)
-        sys.stdout.flush()
-        return
-    logging.getLogger("pymodbus").setLevel(logging.ERROR)
     try:
-        asyncio.run(_main(args))
-    except KeyboardInterrupt:
-        pass
-    sys.stdout.flush()
+        logs.configure(args.verbosity, args.log_file)
+    except OSError as exc:
+        _refuse(f"--log-file {args.log_file}: cannot write: {exc.strerror or exc}")
+    try:
+        if args.modbus is None:
+            _serve_serial(args)
+        else:
+            logging.getLogger("pymodbus").setLevel(logging.ERROR)
+            try:
+                asyncio.run(_main(args))
+            except KeyboardInterrupt:
+                pass
+        sys.stdout.flush()
+    finally:
+        logs.reset()  # a stub run in-process (tests) leaves the croupier loggers as it found them
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m firmware_stubs DEVICE ...`` and ``croupier stub DEVICE ...``: returns when the
+    stub has stopped; SystemExit for bad input (2) or a device that cannot be built."""
+    try:
+        app(args=argv, prog_name=PROG, standalone_mode=True)
+    except SystemExit as exc:
+        if exc.code not in (0, None):
+            raise
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ is a progressive wager press with the system's button stake, pending until the d
 from __future__ import annotations
 
 from collections.abc import Callable
+import logging
 from typing import Any
 
 from devices.actuator import Wiring
@@ -37,8 +38,9 @@ class DoModule(ModbusServer):
     functions = frozenset({1, 5, 15})
     listener = ("actuator DO module", "--actuator-modbus", "press the device's seat buttons")
 
-    def __init__(self, wiring: Wiring, on_output: Callable[[int, str, bool, int], None], unit: int = 1) -> None:
-        super().__init__(unit)
+    def __init__(self, wiring: Wiring, on_output: Callable[[int, str, bool, int], None], unit: int = 1,
+                 log: logging.Logger | None = None) -> None:
+        super().__init__(unit, log)
         self.wiring, self.on_output = wiring, on_output
         self.outputs = max(wiring.coils.values(), default=-1) + 1
         self.by_coil = {c: key for key, c in wiring.coils.items()}
@@ -49,6 +51,10 @@ class DoModule(ModbusServer):
 
     def cells(self, table: Table, address: int, qty: int) -> list[Any]:
         return self.state[address:address + qty]
+
+    def point_names(self, table: Table, address: int, qty: int) -> list[str]:
+        """The seat buttons the coils press (``seat3.main``)."""
+        return [f"seat{key[0]}.{key[1]}" for c in range(address, address + qty) if (key := self.by_coil.get(c))]
 
     def serve(self, table: Table, address: int, values: list[Any] | None, rx_ns: int) -> None:
         self.requests += 1
@@ -76,4 +82,5 @@ def wired_to(host) -> DoModule:
         if 1 <= seat <= model.params.seats:
             model.button(seat, spot, closed)
 
-    return DoModule(Wiring.of(spots, seats, None), press)
+    log = logging.getLogger(f"croupier.stub.{host.device}.actuator")
+    return DoModule(Wiring.of(spots, seats, None), press, log=log)

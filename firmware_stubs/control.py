@@ -30,6 +30,10 @@ Requests and answers (token omitted):
 
 The rig configures each stub at the start of every scenario (the scenario's device faults), so a
 fault scenario runs the same on a stub as on the SimPy model.
+
+At info level (the stub's ``-v``) the endpoint's logger tells each connection and each authorised
+request: its op, for ``configure`` the parameters and seed (never the token, nor the Rules
+Submission's text: only whether one came), and whether it was done or why not.
 """
 
 from __future__ import annotations
@@ -234,8 +238,11 @@ class ControlServer:
     def __init__(self, configure: Configure, truth: Callable[[], list[dict[str, Any]] | dict[str, Any]],
                  clock: Callable[[float | None], dict[str, Any]] | None = None,
                  info: Callable[[], dict[str, Any]] | None = None, *, token: str,
-                 refusals: RefusalLog | None = None, allow_remote: bool = False) -> None:
+                 refusals: RefusalLog | None = None, allow_remote: bool = False,
+                 log: logging.Logger | None = None) -> None:
         self.configure, self.truth, self.clock, self.info = configure, truth, clock, info
+        #: connections and requests at info (the stub's ``-v``); refusals go to ``refusals``
+        self.log = log or logging.getLogger("croupier.stub.control")
         self.allow_remote = allow_remote
         self.token = check_token(token).encode()
         self.refusals = refusals or RefusalLog()
@@ -247,7 +254,9 @@ class ControlServer:
         check_exposure([Listener("control endpoint", "--control", host, port, "reprogram the device")],
                        self.allow_remote)  # the CLI has warned already; a refusal raises here
         self.server = await asyncio.start_server(self._client, host, port, limit=MAX_LINE_BYTES)
-        return self.server.sockets[0].getsockname()[1]
+        bound = self.server.sockets[0].getsockname()[1]
+        self.log.info("control endpoint listening", extra={"host": host, "port": bound})
+        return bound
 
     async def stop(self) -> None:
         if self.server is not None:
@@ -295,8 +304,22 @@ class ControlServer:
         except (KeyError, AttributeError, IndexError) as exc:  # a malformed request's fields (e.g. a seed
             return {"ok": False, "error": f"malformed request: {type(exc).__name__} {exc}"}  # without entropy)
 
+    def _log_request(self, peer: str | None, request: dict[str, Any], answer: dict[str, Any]) -> None:
+        """One info line per authorised request: its op and what came of it; never the token."""
+        fields: dict[str, Any] = {"peer": peer, "op": str(request.get("op"))[:40]}
+        if request.get("op") == "configure":
+            fields.update(params=request.get("params") or {}, seed=request.get("seed", 0),
+                          rules="given" if request.get("rules") is not None else "none")
+        elif request.get("op") == "clock" and "ppm" in request:
+            fields["ppm"] = request.get("ppm")
+        elif request.get("op") == "truth" and answer.get("ok"):
+            fields.update(records=len(answer.get("truth") or ()), dropped=answer.get("dropped", 0))
+        fields["result"] = "ok" if answer.get("ok") else f"refused: {answer.get('error')}"
+        self.log.info("control request", extra=fields)
+
     async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         peer = _peer(writer)
+        self.log.info("control connection accepted", extra={"peer": peer})
         try:
             while True:
                 try:
@@ -319,9 +342,13 @@ class ControlServer:
                     writer.write(json.dumps(UNAUTHORISED).encode() + b"\n")
                     await writer.drain()
                     break  # a stranger gets one answer per connection
-                writer.write(json.dumps(self.handle(request)).encode() + b"\n")
+                answer = self.handle(request)
+                if self.log.isEnabledFor(logging.INFO):
+                    self._log_request(peer, request, answer)
+                writer.write(json.dumps(answer).encode() + b"\n")
                 await writer.drain()
         except (TimeoutError, asyncio.TimeoutError, ConnectionError):
             pass  # idle or gone: closed below
         finally:
+            self.log.info("control connection closed", extra={"peer": peer})
             writer.close()

@@ -18,6 +18,12 @@ answers exactly the function codes the contract lists (``CONTRACT_FUNCTIONS``; d
 id (silence on RTU), and tells every refusal in rate-limited lines (``RefusalLog``) — a flood of
 bad requests never becomes a flood of log lines. ``current_peer()`` names the TCP client whose
 request a glue is handling (docs/security.md, "Modbus robustness").
+
+At info level the server's logger (``croupier.stub.<device>`` from the stub's command line, ``-v``)
+tells each TCP connection accepted and closed with its peer, and each request: function code,
+table, address, count, the points of the register map it touches, and the result (ok or the
+exception); at debug (``-vv``) the values read or written too. At the default level a request costs
+one ``isEnabledFor`` check.
 """
 
 from __future__ import annotations
@@ -317,8 +323,10 @@ class ModbusServer:
                                       "read the device and write its registers (commands, presses where the map "
                                       "has injection)")
 
-    def __init__(self, unit: int = 1) -> None:
+    def __init__(self, unit: int = 1, log: logging.Logger | None = None) -> None:
         self.unit = unit
+        #: connections and requests at info, values at debug (the stub's ``-v`` / ``-vv``)
+        self.log = log or logging.getLogger("croupier.stub")
         #: arrival of the latest request's bytes (the connection's own when a request is served)
         self.rx_ns = 0
         self.requests = 0
@@ -345,10 +353,45 @@ class ModbusServer:
         """The values a read answers (after ``serve``)."""
         raise NotImplementedError
 
+    def point_names(self, table: Table, address: int, qty: int) -> list[str]:
+        """The names of what a request for these cells touches (for the log; none by default)."""
+        return []
+
     # ------------------------------------------------------------- one request
     def handle_pdu(self, pdu: bytes, rx_ns: int, peer: str | None) -> bytes:
         """The response PDU to the request PDU ``pdu`` (for this unit), whose bytes arrived at
-        ``rx_ns``; ``peer`` is what ``current_peer()`` returns meanwhile."""
+        ``rx_ns``; ``peer`` is what ``current_peer()`` returns meanwhile. Logged at info."""
+        answer = self._answer(pdu, rx_ns, peer)
+        if self.log.isEnabledFor(logging.INFO):
+            self._log_request(pdu, answer, peer)
+        return answer
+
+    def _log_request(self, pdu: bytes, answer: bytes, peer: str | None) -> None:
+        """One info line per request (``-v``); the values too at debug (``-vv``)."""
+        fc = pdu[0]
+        fields: dict[str, Any] = {"peer": peer or "the serial line", "fc": fc}
+        what = _FC_NAMES.get(fc, "function outside the contract")
+        if (fc in _READS or fc in _WRITES) and len(pdu) >= 5:
+            table = _READS.get(fc) or _WRITES[fc]
+            address, qty = struct.unpack_from(">HH", pdu, 1)
+            if fc in (5, 6):
+                qty = 1
+            fields.update(table=table, address=address, count=qty)
+            with contextlib.suppress(Exception):  # a request past the map's end names nothing
+                if names := self.point_names(table, address, qty):
+                    fields["points"] = ",".join(names)
+        if answer[0] & 0x80:
+            code = answer[1] if len(answer) > 1 else 0
+            fields["result"] = f"exception {code} {_EXC_NAMES.get(code, '')}".rstrip()
+        else:
+            fields["result"] = "ok"
+        self.log.info("Modbus request: %s", what, extra=fields)
+        if self.log.isEnabledFor(logging.DEBUG) and not answer[0] & 0x80:
+            # a supervisor key's registers are not logged (the READY line hands the key to the rig only)
+            shown = "withheld (a key)" if "key" in fields.get("points", "") else _values(fc, pdu, answer)
+            self.log.debug("Modbus values: %s", shown, extra={"peer": fields["peer"], "fc": fc})
+
+    def _answer(self, pdu: bytes, rx_ns: int, peer: str | None) -> bytes:
         fc = pdu[0]
         self.stats["requests"] += 1
         if fc not in self.functions:
@@ -433,10 +476,14 @@ class ModbusServer:
         check_exposure([Listener(what, option, host, port, reach)], allow_remote)  # the CLI has warned already
         loop = asyncio.get_running_loop()
         self.server = await loop.create_server(lambda: _TcpConnection(self), host, port)
-        return self.server.sockets[0].getsockname()[1]
+        bound = self.server.sockets[0].getsockname()[1]
+        self.log.info("%s listening", what, extra={"host": host, "port": bound, "unit": self.unit})
+        return bound
 
     async def start_rtu(self, path: str, baudrate: int = 115_200, parity: str = "N") -> None:
         self.server = _RtuLine(self, path, baudrate, parity)
+        self.log.info("Modbus RTU line open", extra={"path": path, "baudrate": baudrate, "parity": parity,
+                                                      "unit": self.unit})
 
     async def stop(self) -> None:
         server, self.server = self.server, None
@@ -463,8 +510,9 @@ class ModbusServer:
 class ModbusStub(ModbusServer):
     """Serves ``glue``'s model over Modbus with the register map ``rmap`` (TCP or RTU)."""
 
-    def __init__(self, rmap: RegisterMap, glue: DeviceGlue, clock: ModelClock, unit: int = 1) -> None:
-        super().__init__(unit)
+    def __init__(self, rmap: RegisterMap, glue: DeviceGlue, clock: ModelClock, unit: int = 1,
+                 log: logging.Logger | None = None) -> None:
+        super().__init__(unit, log)
         self.map, self.glue, self.clock = rmap, glue, clock
         self.image = RegisterImage(rmap)
         self._read_only = {t: self._read_only_cells(t) for t in ("coil", "holding")}
@@ -489,6 +537,9 @@ class ModbusStub(ModbusServer):
 
     def cells(self, table: Table, address: int, qty: int) -> list[Any]:
         return self.image.tables[table][address:address + qty]
+
+    def point_names(self, table: Table, address: int, qty: int) -> list[str]:
+        return [p.name for p in self.image.points_in(table, address, qty)]
 
     def serve(self, table: Table, address: int, values: list[Any] | None, rx_ns: int) -> int | None:
         """The model up to the request's arrival, the write (a command) applied, the registers
@@ -524,6 +575,32 @@ class ModbusStub(ModbusServer):
             raise
         return None
 
+_FC_NAMES = {1: "read coils", 2: "read discrete inputs", 3: "read holding registers", 4: "read input registers",
+             5: "write single coil", 6: "write single register", 15: "write multiple coils",
+             16: "write multiple registers"}
+_EXC_NAMES = {1: "ILLEGAL_FUNCTION", 2: "ILLEGAL_ADDRESS", 3: "ILLEGAL_VALUE", 4: "DEVICE_FAILURE", 6: "DEVICE_BUSY",
+              11: "GATEWAY_TARGET_NO_RESPONSE"}
+
+
+def _values(fc: int, pdu: bytes, answer: bytes) -> list[Any]:
+    """The values a request read (from its answer) or wrote (from the request), for the debug log."""
+    if fc in (1, 2):
+        qty = struct.unpack_from(">H", pdu, 3)[0]
+        return [int(b) for b in _unpack_bits(answer[2:], qty)]
+    if fc in (3, 4):
+        return list(struct.unpack(f">{(len(answer) - 2) // 2}H", answer[2:]))
+    if fc == 5:
+        return [int(pdu[3:5] == b"\xff\x00")]
+    if fc == 6:
+        return [struct.unpack_from(">H", pdu, 3)[0]]
+    if fc == 15:
+        qty = struct.unpack_from(">H", pdu, 3)[0]
+        return [int(b) for b in _unpack_bits(pdu[6:], qty)]
+    if fc == 16:
+        return list(struct.unpack(f">{(len(pdu) - 6) // 2}H", pdu[6:]))
+    return []
+
+
 class _TcpConnection(asyncio.Protocol):
     """One Modbus TCP client: MBAP frames parsed as they come, each answered in order."""
 
@@ -544,9 +621,12 @@ class _TcpConnection(asyncio.Protocol):
             with contextlib.suppress(OSError):
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
         self.stub.stats["connections"] += 1
+        self.stub.log.info("Modbus TCP connection accepted", extra={"peer": self.peer})
         self.stub._admit(self)
 
     def connection_lost(self, exc: Exception | None) -> None:
+        self.stub.log.info("Modbus TCP connection closed", extra={"peer": self.peer, "requests": self.served,
+                                                                  **({"error": str(exc)} if exc else {})})
         self.stub.connections.pop(id(self), None)
         self.transport = None
         self.buf.clear()

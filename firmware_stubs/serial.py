@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import errno
+import logging
 import os
 import queue
 import select
@@ -329,8 +330,11 @@ def _next_due(env: Any) -> float:
 class SerialStub:
     """Serves ``glue``'s model on ``port`` until ``stop`` is set (``serve``)."""
 
-    def __init__(self, port: Port, glue: _GlueBase, clock: ModelClock, heartbeat_s: float = HEARTBEAT_S) -> None:
+    def __init__(self, port: Port, glue: _GlueBase, clock: ModelClock, heartbeat_s: float = HEARTBEAT_S,
+                 log: logging.Logger | None = None) -> None:
         self.port, self.glue, self.clock, self.heartbeat_s = port, glue, clock, heartbeat_s
+        #: each frame from the host at info (the stub's ``-v``), its fields and every frame sent at debug
+        self.log = log or logging.getLogger("croupier.stub")
         self.parser = FrameParser()
         self.seq = 0
         self.last_tx_ns = 0
@@ -376,6 +380,8 @@ class SerialStub:
                 fut.set_exception(exc)
 
     def send(self, msg_type: str, **fields: object) -> None:
+        if self.log.isEnabledFor(logging.DEBUG):
+            self.log.debug("serial frame sent: %s", msg_type, extra={"seq": self.seq, "fields": fields})
         self.port.write(encode(msg_type, self.seq, **fields))
         self.seq = (self.seq + 1) & 0xFFFF
         self.last_tx_ns = time.perf_counter_ns()
@@ -388,17 +394,29 @@ class SerialStub:
         """One frame from the host, at the model time of its arrival: ACK, then act."""
         self.frames_in += 1
         if f.msg_type == "HELLO":
+            self._log_frame(f, "ok")
             self.send("ACK", acked_seq=f.seq, status="ok")
             self.hello()
             return
         handler = self.glue.commands.get(f.msg_type)
         if handler is None:
+            self._log_frame(f, "unknown_command")
             self.send("ACK", acked_seq=f.seq, status="unknown_command")
             return
         status, action = handler(f)
+        self._log_frame(f, status)
         self.send("ACK", acked_seq=f.seq, status=status)
         if status == "ok" and action is not None:
             action()
+
+    def _log_frame(self, f: Frame, status: str) -> None:
+        """One info line per frame from the host (``-v``): its type, seq and the ACK's status;
+        its fields at debug (``-vv``). Nothing is formatted at the default level."""
+        if self.log.isEnabledFor(logging.INFO):
+            extra: dict[str, Any] = {"seq": f.seq, "status": status}
+            if self.log.isEnabledFor(logging.DEBUG):
+                extra["fields"] = {k: v for k, v in f.fields.items() if "key" not in k}  # no supervisor key
+            self.log.info("serial frame received: %s", f.msg_type, extra=extra)
 
     def _wait_s(self) -> float:
         """Until the model's next event or the next heartbeat is due, at most the port's

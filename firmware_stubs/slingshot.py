@@ -38,6 +38,7 @@ last byte would have arrived. A pyserial URL (a real UART) paces itself: no paci
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from collections import deque
@@ -292,8 +293,8 @@ class SlingshotStub(SerialStub):
     pace both directions at that rate (a pty), None: write at once (a real UART paces itself)."""
 
     def __init__(self, port: Any, glue: SlingshotGlue, clock: ModelClock, *, baudrate: int | None = None,
-                 status_period_s: float = STATUS_PERIOD_S) -> None:
-        super().__init__(port, glue, clock, heartbeat_s=status_period_s)
+                 status_period_s: float = STATUS_PERIOD_S, log: logging.Logger | None = None) -> None:
+        super().__init__(port, glue, clock, heartbeat_s=status_period_s, log=log)
         self.parser = LineParser()  # type: ignore[assignment]
         self.status_period_ns = round(status_period_s * 1e9)
         self.char_ns = 10e9 / baudrate if baudrate else 0.0  # 8N1
@@ -307,6 +308,8 @@ class SlingshotStub(SerialStub):
 
     # ------------------------------------------------------------------ output
     def send(self, data: bytes) -> None:  # type: ignore[override]  # glue.emit: one line
+        if self.log.isEnabledFor(logging.DEBUG):
+            self.log.debug("line sent", extra={"line": data.decode("ascii", "replace").rstrip()})
         now = time.perf_counter_ns()
         self.lines_out += 1
         self.last_tx_ns = now
@@ -337,6 +340,7 @@ class SlingshotStub(SerialStub):
         for line in lines:
             if line.cut is not None:
                 self.bad_lines += 1  # garbage: a firmware ignores it
+                self.log.info("line from the host ignored", extra={"why": line.cut})
                 continue
             if self.char_ns:  # acted on once its last byte would have arrived (a pty delivers at once)
                 start = max(line.rx_ns, self._rx_free_ns)
@@ -351,6 +355,8 @@ class SlingshotStub(SerialStub):
             due, line = self._in.popleft()
             self.frames_in += 1
             self.clock.sync(due)
+            if self.log.isEnabledFor(logging.INFO):
+                self.log.info("line received", extra={"line": line.text.decode("ascii", "replace")})
             self.glue.on_line(line.text)
 
     # ------------------------------------------------------------------ the loop
