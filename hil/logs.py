@@ -129,7 +129,9 @@ def configure(verbosity: int = 0, log_file: Path | None = None) -> logging.Logge
         setattr(handler, _TAG, True)
         root.addHandler(handler)
         level = min(level, file_level)
-    root.setLevel(level)
+    # below warning (the stdlib's default) the loggers must let records through; at warning and above
+    # the handlers' own levels filter, and an embedding process's level (pytest's caplog) still applies
+    root.setLevel(level if level < logging.WARNING else logging.NOTSET)
     return root
 
 

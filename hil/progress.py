@@ -19,8 +19,8 @@ summary table's (or a JSON document's).
 
 Inside a scenario's simulation a ``TraceObserver`` watches the trace writer: the rounds committed
 (``TraceWriter.before_commit``), and the events worth a log line (``croupier.run`` logger): a real
-device's ``device_info`` (bench connect), wire and device faults, link lost/restored, a refusal or
-a crash, and at ``-vv`` every round's result and void.
+device's ``device_info`` (bench connect), wire and device faults, link lost/restored, a crash, and
+at ``-vv`` every round's result and void (a refusal is ``run_suite``'s line: "bench refused the run").
 """
 
 from __future__ import annotations
@@ -82,15 +82,16 @@ class ScenarioProgress:
     started: float | None = None
     #: when its last round was reported (its checks run after it)
     rounds_ended: float | None = None
+    #: when ``done`` last grew
+    last_round_at: float | None = None
     finished: bool = False
     outcome: str | None = None
 
     def rate(self, now: float) -> float:
-        """Rounds a second since it started (0 before its first round)."""
-        end = self.rounds_ended or now
-        if self.started is None or end <= self.started:
+        """Rounds a second from its start to its last round reported (0 before its first round)."""
+        if self.started is None or self.last_round_at is None or self.last_round_at <= self.started:
             return 0.0
-        return max(0, self.done - (self.first_done or 0)) / (end - self.started)
+        return max(0, self.done - (self.first_done or 0)) / (self.last_round_at - self.started)
 
     @property
     def checking(self) -> bool:
@@ -98,8 +99,12 @@ class ScenarioProgress:
         return self.rounds_ended is not None
 
     def eta_s(self, now: float) -> float | None:
+        """Seconds to its last round at its rate, less the time since its last round (counts down
+        during a slow real-time round)."""
         rate = self.rate(now)
-        return (self.rounds - self.done) / rate if rate > 0 else None
+        if rate <= 0:
+            return None
+        return max(0.0, (self.rounds - self.done) / rate - (now - (self.last_round_at or now)))
 
 
 @dataclass
@@ -111,6 +116,7 @@ class SuiteProgress:
     clock: Callable[[], float] = time.monotonic
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(OUTCOMES, 0))
     started: float = 0.0
+    last_round_at: float | None = None
 
     def __post_init__(self) -> None:
         self._lock = threading.RLock()
@@ -138,9 +144,13 @@ class SuiteProgress:
                 self._on_start(i)
             if sp.first_done is None:  # the first report: the rounds already done before this run
                 sp.first_done = done
+            now = self.clock()
+            if done > sp.done and sp.first_done != done:
+                sp.last_round_at = now
+                self.last_round_at = now
             sp.done, sp.void = max(sp.done, min(done, sp.rounds)), max(sp.void, void)
             if sp.done >= sp.rounds and sp.rounds_ended is None:
-                sp.rounds_ended = self.clock()
+                sp.rounds_ended = now
             self._on_rounds(i)
 
     def scenario_finished(self, i: int, result: dict[str, Any]) -> None:
@@ -172,14 +182,17 @@ class SuiteProgress:
         return sum(s.finished for s in self.scenarios)
 
     def suite_rate(self, now: float) -> float:
-        """Rounds a second over the whole run (all workers together)."""
+        """Rounds a second over the whole run (all workers together), to the last round reported."""
         done = sum(s.done - (s.first_done or 0) for s in self.scenarios if s.started is not None)
-        return done / (now - self.started) if now > self.started else 0.0
+        end = self.last_round_at
+        return done / (end - self.started) if end is not None and end > self.started else 0.0
 
     def suite_eta_s(self, now: float) -> float | None:
         rate = self.suite_rate(now)
         left = self.total_rounds - self.rounds_completed
-        return 0.0 if left == 0 else (left / rate if rate > 0 else None)
+        if left == 0:
+            return 0.0
+        return max(0.0, left / rate - (now - (self.last_round_at or now))) if rate > 0 else None
 
     def counts_text(self) -> str:
         c = self.counts
@@ -349,12 +362,12 @@ def make_progress(scenarios: list[tuple[str, int]], verbosity: int = 0, stream: 
 _LOGGED = {
     "device_info": logging.INFO, "wire_fault": logging.INFO, "wire_reconnected": logging.INFO,
     "link_lost": logging.WARNING, "link_restored": logging.INFO, "instrument_fault": logging.INFO,
-    "bench_refused": logging.INFO, "run_error": logging.ERROR,
+    "run_error": logging.ERROR,
 }
 _MESSAGES = {
     "device_info": "device connected", "wire_fault": "wire fault", "wire_reconnected": "wire reconnected",
     "link_lost": "link lost", "link_restored": "link restored", "instrument_fault": "instrument fault",
-    "bench_refused": "bench refused the scenario", "run_error": "scenario crashed",
+    "run_error": "scenario crashed",
 }
 
 

@@ -166,3 +166,24 @@ def test_log_lines_human_on_stderr_json_in_file(tmp_path, capsys):
     assert "INFO croupier.stub.wheel: connection peer=127.0.0.1:5020 n=2" in err and "not at -v" not in err
     (doc,) = [json.loads(line) for line in (tmp_path / "l.jsonl").read_text().splitlines()]
     assert doc["logger"] == "croupier.stub.wheel" and doc["peer"] == "127.0.0.1:5020" and doc["n"] == 2
+
+
+def test_refusal_is_in_the_log_file(tmp_path):
+    """An unreachable device: the run stops (exit 2) and the log file says which, why and where."""
+    import socket
+
+    with socket.socket() as s:  # a loopback port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    bench = tmp_path / "bench.toml"
+    bench.write_text('schema = 1\nname = "b"\n[devices.wheel]\nkind = "sim"\n[devices.top_slot]\nkind = "sim"\n'
+                     f'[devices.wagering]\nkind = "modbus"\nurl = "tcp://127.0.0.1:{port}?supervisor_key={"ab" * 16}"\n'
+                     'timeout_s = 0.2\n')
+    log_file = tmp_path / "run.jsonl"
+    res = CliRunner().invoke(app, ["run", TWO[0], "--bench", str(bench), "--out", str(tmp_path / "out"),
+                                   "--max-rounds", "1", "--log-file", str(log_file)])
+    assert res.exit_code == 2, res.output
+    records = [json.loads(line) for line in log_file.read_text(encoding="utf-8").splitlines()]
+    (refused,) = [r for r in records if r["message"] == "bench refused the run"]
+    assert refused["kind"] == "unreachable" and refused["scenario"] == "normal-play" and refused["reason"]
+    assert [r["scenario"] for r in records if r["message"] == "scenario started"] == ["normal-play"]
