@@ -12,7 +12,7 @@
                          "by_game": {game: counts}, "by_section": {section: counts},
                          "not_covered": [clause id, ...],
                          "clauses": {clause id: {"status", "checks", "proven_by"}}},
-     "scenarios": [{"name", "file", "sha256", "seed",
+     "scenarios": [{"name", "game", "file", "sha256", "seed",
                     "outcome": "met" | "not met" | "not decisive" | "not applicable"   (hil.runner.judge),
                     "expectation_met": true (met) | false (not met) | null (not decisive, not applicable),
                     "expected_failures", "expected_passes", "cut_from_rounds" (--max-rounds cut it from N; null),
@@ -242,60 +242,179 @@ def write_junit(report: dict[str, Any], path: Path) -> None:
     ET.ElementTree(suites).write(path, encoding="utf-8", xml_declaration=True)
 
 
+#: each game's name in the summary's table titles (``hil.tables``' game ids)
+GAME_NAMES = {"crazy-time": "Crazy Time", "roulette": "Roulette", "blackjack": "Blackjack",
+              "uth": "Ultimate Texas Hold 'Em", "criss-cross": "Criss-Cross Poker", "crazy-4": "Crazy 4 Poker"}
+
+
+def _bonus_games(st: dict[str, Any]) -> int | None:
+    keys = [k for k in st if k.startswith("bonus_") and k != "bonus_void"]
+    return sum(st[k] for k in keys) if keys else None
+
+
+#: each game's summary columns: (header, the ``stats`` key, or a function of the stats); a column is
+#: shown when a scenario of the table counted something in it (rounds always). Stats keys no column
+#: names are shown after them, on the same rule.
+SUMMARY_COLUMNS: dict[str, tuple[tuple[str, Any], ...]] = {
+    "crazy-time": (("rounds", "rounds"), ("spins", "spins"), ("void spins", "void_spins"),
+                   ("void rounds", "void_rounds"), ("bonus games", _bonus_games), ("void bonus", "bonus_void"),
+                   ("refused late", "late_presses_refused"), ("over limits", "wagers_refused_limits")),
+    "roulette": (("rounds", "rounds"), ("spins", "spins"), ("void spins", "void_spins"),
+                 ("void rounds", "void_rounds"), ("streaks", "streaks"), ("meter hits", "meter_hits"),
+                 ("refused late", "late_presses_refused")),
+    "blackjack": (("rounds", "rounds"), ("shuffles", "shuffles"), ("void rounds", "void_rounds"),
+                  ("progressive wagers", "progressive_wagers"), ("meter hits", "meter_hits"),
+                  ("refused late", "late_presses_refused")),
+    "uth": (("rounds", "rounds"), ("shuffles", "shuffles"), ("void rounds", "void_rounds"), ("wagers", "wagers"),
+            ("winners", "winners")),
+    "criss-cross": (("rounds", "rounds"), ("shuffles", "shuffles"), ("void rounds", "void_rounds"),
+                    ("wagers", "wagers"), ("winners", "winners")),
+    "crazy-4": (("rounds", "rounds"), ("void rounds", "void_rounds"), ("wager requests", "requests"),
+                ("accepted", "accepted"), ("refused", "refused"), ("play wagers", "play_wagers"),
+                ("positions refused", "positions_refused"), ("players left", "players_left")),
+}
+_FOLDER_GAMES = {"crazy_time": "crazy-time", "criss_cross": "criss-cross", "crazy4": "crazy-4"}
+
+
+def result_game(r: dict[str, Any]) -> str:
+    """The game of a scenario result: its ``game``, else (an older report) the game whose checks
+    it ran, else its file's folder (scenarios/<game>/)."""
+    if r.get("game"):
+        return r["game"]
+    if r.get("checks"):
+        from hil.checks import GAME_CHECKS
+
+        first = r["checks"][0]["id"]
+        for game, checks in GAME_CHECKS.items():
+            if any(c.id == first for c in checks):
+                return game
+    folder = Path(str(r.get("file", ""))).parent.name
+    return _FOLDER_GAMES.get(folder, folder.replace("_", "-") or "other")
+
+
+def summary_columns(game: str, results: list[dict[str, Any]]) -> list[tuple[str, Any]]:
+    """The columns of ``game``'s summary table for these results: the game's own
+    (``SUMMARY_COLUMNS``) in which any of them counted something (rounds always), then, on the
+    same rule, any stats key none of those covers."""
+    stats = [r.get("stats") or {} for r in results]
+    keys = {k for st in stats for k in st}
+    columns, covered = [], set()
+    for header, key in SUMMARY_COLUMNS.get(game, (("rounds", "rounds"),)):
+        if callable(key):
+            covered |= {k for k in keys if k.startswith("bonus_")}
+        else:
+            covered.add(key)
+        if key == "rounds" or any(key(st) if callable(key) else st.get(key) for st in stats):
+            columns.append((header, key))
+    columns += [(k.replace("_", " "), k) for k in sorted(keys - covered) if any(st.get(k) for st in stats)]
+    return columns
+
+
+def _outcome(r: dict[str, Any]) -> str:
+    """The scenario's outcome (``r["outcome"]``); from ``expectation_met`` in an older report."""
+    if r.get("outcome"):
+        return r["outcome"]
+    if not_applicable(r):
+        return "not applicable"
+    return "met" if r.get("expectation_met") else "not met"
+
+
+_OUTCOME_CELLS = {"met": "[green]MET[/]", "not met": "[red]NOT MET[/]", "not decisive": "[yellow]NOT DECISIVE[/]",
+                  "not applicable": "[yellow]NOT APPLICABLE[/]"}
+
+
+def proof_line(report: dict[str, Any]) -> str:
+    """What the run proves of its checks: how many of the checks its fault scenarios target were
+    seen failing as expected, and how many checks ran with no fault scenario for them; a run
+    without a fault scenario says it proves no check able to fail."""
+    cov = report["coverage"]
+    ran = [r for r in report["scenarios"] if _outcome(r) != "not applicable"]
+    targeted = sorted({cid for r in ran for cid in r.get("expected_failures", ()) if cid in cov})
+    if not targeted:
+        return (f"no fault scenario ran, so this run proves none of its {len(cov)} checks able to fail: they judged "
+                "the devices only (the bundled suite's fault scenarios prove each check can fail: croupier run)")
+    unproven = [cid for cid in targeted if not cov[cid]["failed_as_expected_by"]]
+    line = (f"{len(targeted) - len(unproven)}/{len(targeted)} checks proven able to fail by a fault scenario"
+            + (f" (not: {', '.join(unproven)})" if unproven else ""))
+    if others := len(cov) - len(targeted):
+        line += f"; {others} other check(s) ran with no fault scenario for them in this run"
+    return line
+
+
 def print_summary(report: dict[str, Any], out_dir: Path, console: Console | None = None) -> None:
-    console = console or Console(width=None if sys.stdout.isatty() else 160)
-    table = Table(title="Croupier — scenario verdicts", show_lines=False)
-    for col in ("scenario", "rounds", "spins", "void", "bonus", "checks pass/fail/indet.", "expected to fail",
-                "verdict"):
-        table.add_column(col, justify="right" if col in ("rounds", "spins", "void", "bonus") else "left",
-                         no_wrap=col == "scenario")
+    """The terminal summary: one table per game (its own columns, ``SUMMARY_COLUMNS``), then the
+    scenarios NOT APPLICABLE, NOT DECISIVE and NOT MET with why, the tally and what the run proves
+    (``proof_line``)."""
+    # a terminal's own width; a log file gets the tables whole (a full suite's widest is ~210 columns)
+    console = console or Console(width=None if sys.stdout.isatty() else 240)
+    by_game: dict[str, list[dict[str, Any]]] = {game: [] for game in GAME_NAMES}
     for r in report["scenarios"]:
-        verdicts = [c["verdict"] for c in r["checks"]]
-        st = r.get("stats") or {}
-        tally = f"{verdicts.count('pass')}/{verdicts.count('fail')}/{verdicts.count('indeterminate')}"
-        met = {"not applicable": "[yellow]NOT APPLICABLE[/]", "met": "[green]MET[/]",
-               "not decisive": "[yellow]NOT DECISIVE[/]"}.get(outcome(r), "[red]NOT MET[/]")
-        bonus = sum(v for k, v in st.items() if k.startswith("bonus_") and k != "bonus_void")
-        forced = f" (forced {r['forced_result']})" if r.get("forced_result") else ""
-        table.add_row(r["name"] + forced, str(st.get("rounds", 0)), str(st.get("spins", 0)),
-                      str(st.get("void_spins", 0)), str(bonus), tally, ", ".join(r["expected_failures"]) or "—", met)
-    console.print(table)
+        by_game.setdefault(result_game(r), []).append(r)
+    for game, results in by_game.items():
+        if not results:
+            continue
+        columns = summary_columns(game, results)
+        forced_col = any(r.get("forced_result") for r in results)
+        table = Table(title=f"{GAME_NAMES.get(game, game)} — scenario verdicts", show_lines=False)
+        table.add_column("scenario", no_wrap=True)
+        if forced_col:
+            table.add_column("forced", no_wrap=True)
+        for header, _key in columns:
+            table.add_column(header, justify="right")
+        table.add_column("checks pass/fail/indet.")
+        table.add_column("expected to fail", no_wrap=True)
+        table.add_column("verdict", no_wrap=True)
+        for r in results:
+            verdicts = [c["verdict"] for c in r["checks"]]
+            st = r.get("stats") or {}
+            cells = []
+            for _header, key in columns:
+                value = key(st) if callable(key) else st.get(key)
+                cells.append("—" if value is None else str(value))
+            tally = f"{verdicts.count('pass')}/{verdicts.count('fail')}/{verdicts.count('indeterminate')}"
+            forced = [r.get("forced_result") or "—"] if forced_col else []
+            table.add_row(r["name"], *forced, *cells, tally, "\n".join(r.get("expected_failures", ())) or "—",
+                          _OUTCOME_CELLS.get(_outcome(r), _outcome(r)))
+        console.print(table)
     if na := [r for r in report["scenarios"] if not_applicable(r)]:
         console.print(f"[bold yellow]⚠ {len(na)} scenario(s) NOT APPLICABLE on this bench — NOT RUN, nothing proven "
                       "by them:[/]")
         for r in na:
             for reason in r["not_applicable"]:
                 console.print(f"[yellow]  {r['name']}: {reason}[/]")
-    if nd := [r for r in report["scenarios"] if outcome(r) == "not decisive"]:
-        console.print(f"[bold yellow]? {len(nd)} scenario(s) NOT DECISIVE — neither met nor failed; this run did not "
-                      "decide:[/]")
+    if nd := [r for r in report["scenarios"] if _outcome(r) == "not decisive"]:
+        console.print(f"[bold yellow]? {len(nd)} scenario(s) NOT DECISIVE — neither met nor failed: this run did not "
+                      "decide them:[/]")
         for r in nd:
             for u in r.get("undecided", ()):
                 console.print(f"[yellow]  {r['name']}: {u['id']} {u['reason']}[/]")
     for r in report["scenarios"]:
-        if outcome(r) != "not met":
+        if _outcome(r) != "not met":
             continue
         console.print(f"[red]✗ {r['name']}[/] ({r['file']}): trace {out_dir / r['trace']}")
         if r.get("error"):
             console.print(r["error"])
+        wrong = set(r.get("unexpected_failures", ())) | set(r.get("missed_failures", ()))
         for c in r["checks"]:
-            if c["id"] in r["unexpected_failures"] or c["id"] in r["missed_failures"]:
+            if c["id"] in wrong:
                 exp = "expected FAIL" if c["id"] in r["expected_failures"] else "expected no failure"
                 console.print(f"  {c['id']} {c['section']}: {c['verdict']} ({exp}) — {c['summary']}")
                 for f in c["findings"][:5]:
                     console.print(f"    round {f['round']} seq {f['seq']}: {f['message']}")
-    cov = report["coverage"]
-    uncovered = [cid for cid, e in cov.items() if not e["failed_as_expected_by"]]
+        for cid in r.get("missed_passes", ()):
+            console.print(f"  {cid}: expected PASS, no verdict")
     s = report["summary"]
-    console.print(f"{s['expectations_met']}/{s['scenarios'] - s.get('not_applicable', 0)} scenarios met their expectation"
+    ran = s["scenarios"] - s.get("not_applicable", 0)
+    console.print(f"{s['expectations_met']}/{ran} scenarios met their expectation"
                   + (f" ({s['not_decisive']} NOT DECISIVE)" if s.get("not_decisive") else "")
-                  + (f" ({s['not_applicable']} NOT APPLICABLE, not run)" if s.get("not_applicable") else "") + "; "
-                  f"{len(cov) - len(uncovered)}/{len(cov)} checks proven able to fail by a fault scenario"
-                  + (f" (not: {', '.join(uncovered)})" if uncovered else ""))
+                  + (f" ({s['not_applicable']} NOT APPLICABLE, not run)" if s.get("not_applicable") else "")
+                  + "; " + proof_line(report))
     cc = report.get("clause_coverage")
     if cc:
         n = cc["counts"]
         console.print(f"clauses of the supplied sections: {n['clauses']} — {n['fault-proven']} fault-proven, "
                       f"{n['checked']} checked, {n['out of scope']} out of scope, {n['not covered']} not covered "
                       "in this run (croupier traceability lists them)")
-    console.print(f"reports: {out_dir / 'report.json'}, {out_dir / 'junit.xml'}; traces: {out_dir / 'traces'}")
+    reports = [out_dir / name for name in ("report.json", "report.html", "junit.xml", "manifest.json")
+               if name in ("report.json", "junit.xml") or (out_dir / name).exists()]
+    console.print(f"reports: {', '.join(map(str, reports))}; traces: {out_dir / 'traces'}")

@@ -248,7 +248,8 @@ def run_scenario(
     trace_rel = Path("traces") / f"{sc.name}.sqlite"
     trace_path = out_dir / trace_rel
     result: dict[str, Any] = {
-        "name": sc.name, "file": loaded.path, "sha256": loaded.sha256, "description": sc.description,
+        "name": sc.name, "game": sc.game, "file": loaded.path, "sha256": loaded.sha256,
+        "description": sc.description,
         "seed": seed, "rounds_requested": sc.rounds, "trace": str(trace_rel),
         "expected_failures": sorted(sc.expect.fail),
         "expected_passes": sorted(sc.expect.pass_),
