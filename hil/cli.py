@@ -46,8 +46,15 @@ from rich.table import Table
 
 from hil.config import ConfigError
 
+# help in Markdown: a docstring's paragraphs are wrapped to the terminal and `code` shows as code,
+# never as raw backticks (each command's first paragraph is its line in ``croupier --help``)
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
-                  help="Croupier: hardware-in-the-loop test rig for live-casino game devices.")
+                  rich_markup_mode="markdown",
+                  help="Croupier: hardware-in-the-loop test rig for live-casino game devices.\n\n"
+                       "Run a scenario suite on a bench of simulated or real devices and get a verdict per "
+                       "scenario, citing the regulation (`croupier run`); re-check a recorded trace "
+                       "(`croupier check`); serve a device's firmware stub (`croupier stub`). "
+                       "`croupier COMMAND --help` for each command.")
 
 #: every game's scenarios: scenarios/crazy_time, scenarios/roulette
 BUNDLED_SUITE = Path(__file__).resolve().parents[1] / "scenarios"
@@ -387,7 +394,7 @@ def _rtp_doc(game: str, rules: Path | None, paytable: str | None, wheel: str | N
 
 @app.command()
 def check(
-    trace: Annotated[Path, typer.Argument(help="a trace .sqlite file written by `croupier run`")],
+    trace: Annotated[Path, typer.Argument(help="a trace (.sqlite) that `croupier run` wrote")],
     budget_s: Annotated[Optional[float], typer.Option(
         help="override the lock-out latency budget the trace recorded, s (reported)")] = None,
     top_slot_tolerance_s: Annotated[Optional[float], typer.Option(
@@ -398,10 +405,11 @@ def check(
     verbose: VerboseOpt = 0,
     log_file: LogFileOpt = None,
 ) -> None:
-    """Re-run the checks on a recorded trace (the trace alone is the evidence), with the limits and
-    the expectation the run recorded in it; an override is explicit and reported. Its ``outcome``
-    (as ``run``'s, docs/scenarios.md "Outcome"): exit 0 met, 1 not met, 3 not decisive, 2 for a
-    file that is no trace."""
+    """Re-run the checks on a recorded trace: the trace alone is the evidence.
+
+    The limits and the expectation are those the run recorded in the trace; an override is explicit
+    and reported. The outcome is judged as `run` judges a scenario (docs/scenarios.md, "Outcome"):
+    exit 0 met, 1 not met, 3 not decisive, 2 for a file that is no trace."""
     _logging(quiet, verbose, log_file)
     import sqlite3
 
@@ -454,9 +462,11 @@ def check(
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []})
 def stub(ctx: typer.Context) -> None:
-    """Run a device's firmware stub in this process: ``croupier stub DEVICE --modbus URL ...``
-    (``croupier stub --help`` for its options). The process becomes ``python -m firmware_stubs``
-    — same pid, so whoever started it can end it by pid."""
+    """Serve a device's firmware stub: its SimPy model behind its wire protocol (Modbus, serial).
+
+    `croupier stub DEVICE --modbus URL ...`; `croupier stub --help` lists its options. The stub
+    runs in this process (`python -m firmware_stubs` takes the same arguments), so whoever started
+    it ends it by its pid."""
     os.execv(sys.executable, [sys.executable, "-m", "firmware_stubs", *ctx.args])
 
 
@@ -464,7 +474,11 @@ def stub(ctx: typer.Context) -> None:
 def traceability(
     out: Annotated[Optional[Path], typer.Option(help="write the matrix here (default: print)")] = None,
 ) -> None:
-    """The requirement traceability matrix: section → check → fault scenarios."""
+    """Print the requirement traceability matrix: clause → check → fault scenarios, every game.
+
+    Every clause of the supplied sections (Crazy Time, Roulette Up and Roulette X, the Blackjack,
+    Ultimate Texas Hold 'Em, Criss-Cross and Crazy 4 Poker wagers) with its status: fault-proven,
+    checked, out of scope or NOT COVERED (docs/traceability.md is this output)."""
     from hil.traceability import matrix
 
     text = matrix(BUNDLED_SUITE)
@@ -490,9 +504,10 @@ def outcomes(
     verbose: VerboseOpt = 0,
     log_file: LogFileOpt = None,
 ) -> None:
-    """Each game of the roulette wheel: device spin number, result, direction, rotor speed, time and
-    status (settled, or void and why) — from a trace or a run's out folder, or (``--from slingshot``)
-    from a raw Slingshot-style wheel log (plain lines, or lines after a timestamp). Exit 2 for a
+    """List each game of a roulette wheel: spin number, result, direction, rotor speed, status.
+
+    Read from a trace, a run's out folder, or (`--from slingshot`) a raw Slingshot-style wheel log
+    (plain lines, or lines after a timestamp). The status is settled, or void and why. Exit 2 for a
     source that cannot be read."""
     _logging(quiet, verbose, log_file)
     from hil.outcomes import OutcomesError, outcomes as read_outcomes
@@ -557,9 +572,10 @@ def conformance(
     verbose: VerboseOpt = 0,
     log_file: LogFileOpt = None,
 ) -> None:
-    """Run a device's wire contract (docs/wire) against the device, clause by clause (docs/conformance.md).
-    Exit 0 every clause passed (or was skipped, saying why), 1 a clause failed, 2 bad input or an unreachable
-    device (nothing judged)."""
+    """Check a device against its wire contract (docs/wire), clause by clause.
+
+    docs/conformance.md lists the clauses. Exit 0 when every clause passed (or was skipped, saying
+    why), 1 when a clause failed, 2 for bad input or an unreachable device (nothing judged)."""
     _logging(quiet, verbose, log_file)
     from hil.conformance import BadInput, print_report, run as run_conformance
 
