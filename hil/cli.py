@@ -431,6 +431,7 @@ def check(
         with TraceReader(trace) as reader:
             meta = reader.meta()
             reader.count()  # its events table is there
+            reader.check_records()  # every record readable (TraceDamaged, a ValueError: which round)
         if "trace_schema" not in meta:  # an SQLite file, but not one `croupier run` wrote
             raise ValueError("no trace_schema in its metadata")
         for key in ("check_config", "expect"):

@@ -4,6 +4,11 @@ Every event carries the round id, a sequence number (dense, per trace), the simu
 the wall-clock time in ns (``time.time_ns()``, for correlating with the lab's other records),
 the device (or ``croupier`` for the rig's own steps), a kind and a JSON payload.
 
+Each commit (one per round) is one row: its events and the table's state of that round in one
+compressed record (zlib, with a preset dictionary: the trace's first full round), and its link in
+a per-round hash chain (SHA-256 of the link before it and the record's raw bytes), whose head the
+writer records when it closes. docs/trace.md has the format.
+
 The checks read only this file (``TraceReader``), round by round, in constant memory, so a
 QA bench can run for hours and a lab can re-check a trace long after the run.
 """
@@ -12,9 +17,11 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import math
 import os
 import sqlite3
 import time
+import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,32 +29,31 @@ from typing import Any
 
 import orjson
 
-SCHEMA_VERSION = 1
+#: 1: one SQLite row per event (read, never written); 2: one compressed record per commit, hash-chained
+SCHEMA_VERSION = 2
 
 _DDL = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS state (round INTEGER PRIMARY KEY, state TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS chain (
-    n          INTEGER PRIMARY KEY,
-    round      INTEGER NOT NULL,
-    last_seq   INTEGER NOT NULL,
-    state      INTEGER NOT NULL,
-    link       TEXT    NOT NULL
-);
-CREATE TABLE IF NOT EXISTS events (
-    seq      INTEGER PRIMARY KEY,
-    round    INTEGER NOT NULL,
-    sim_time REAL    NOT NULL,
-    wall_ns  INTEGER NOT NULL,
-    device   TEXT    NOT NULL,
-    kind     TEXT    NOT NULL,
-    payload  TEXT    NOT NULL
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS commits (
+    n         INTEGER PRIMARY KEY,  -- the writer's commits in order, dense from 1
+    round     INTEGER NOT NULL,     -- the writer's round at the commit
+    first_seq INTEGER NOT NULL,     -- the sequence number of its first event
+    events    INTEGER NOT NULL,     -- how many events it holds
+    state     INTEGER NOT NULL,     -- 1: the table's state of the round is in it
+    zdict     INTEGER,              -- the commit whose raw record is its zlib dictionary (NULL: none)
+    data      BLOB    NOT NULL,     -- zlib of the raw record (docs/trace.md)
+    link      BLOB    NOT NULL      -- SHA-256(link of commit n - 1 || raw record): the hash chain
 );
 """
-# Built when the trace is closed: maintaining it per insert costs ~40 % of the write time.
-_INDEX = "CREATE INDEX IF NOT EXISTS events_round ON events(round)"
-
-
+#: SQLite's page: 1.5 KB records in 4 KB pages leave a quarter of each page empty, in 8 KB pages
+#: ~10 % (16 KB: ~8 %, but 16 KB more per trace for its fixed pages and per commit in the WAL)
+PAGE_SIZE = 8192
+#: zlib level of the records (6: the default; 9 saves ~3 % for ~15 % more time)
+ZLIB_LEVEL = 6
+#: a commit of a round >= 1 with at least this many raw bytes becomes the dictionary of the later ones
+ZDICT_MIN_BYTES = 512
+#: the record format (the first element of a record's header)
+RECORD_VERSION = 1
 #: the link before a trace's first commit
 GENESIS = bytes(32)
 #: the metadata key the writer records the chain's head in when it closes
@@ -158,14 +164,135 @@ def _writer_lock(path: Path) -> int:
     return fd
 
 
+class TraceDamaged(TraceError, ValueError):
+    """A trace whose records cannot be read (a changed byte, a record cut short): which commit and
+    round, and why. Never a traceback: ``croupier check`` says it is no readable trace."""
+
+
+def _encode(rnd: int, first_seq: int, rows: list[tuple], state: bytes | None) -> bytes:
+    """The raw record of one commit (its canonical bytes: what the chain hashes). ``rows``:
+    ``(round, sim_time, wall_ns, device, kind, payload)``, the payload a dict (its JSON re-dumps to
+    the text recorded) or the recorded text itself (bytes or str: kept as it is).
+
+    Three lines: the events, column by column; the table's state (JSON; empty when none); the
+    header ``[version, round, first_seq, rounds, sim_times, wall_ns, has_state]``. The events line is
+    ``[templates, template_of_each_event, columns]``: a template is ``[device, kind, keys]`` (keys
+    null: the payload kept as its text), and the columns of a template hold, key by key, the values
+    of its events in order. ``rounds``: 0 when every event is of ``round``, else each event's round
+    minus it; ``sim_times``: null where an event's time equals the one before it, a string where it
+    is not finite; ``wall_ns``: the first, then differences."""
+    templates: dict[tuple, int] = {}
+    specs: list[list[Any]] = []
+    columns: list[list[list[Any]]] = []
+    which: list[int] = []
+    for _, _, _, device, kind, payload in rows:
+        keys = tuple(payload) if isinstance(payload, dict) else None
+        i = templates.get((device, kind, keys))
+        if i is None:
+            i = templates[(device, kind, keys)] = len(specs)
+            specs.append([device, kind, None if keys is None else list(keys)])
+            columns.append([[] for _ in range(1 if keys is None else len(keys))])
+        which.append(i)
+        cols = columns[i]
+        if keys is None:
+            cols[0].append(payload.decode("utf-8", "replace") if isinstance(payload, bytes) else str(payload))
+        else:
+            for col, value in zip(cols, payload.values()):
+                col.append(value)
+    rounds: int | list[int] = [r[0] - rnd for r in rows]
+    if not any(rounds):
+        rounds = 0
+    times: list[Any] = []
+    prev_t = None
+    for r in rows:
+        t = r[1]
+        times.append(None if prev_t is not None and t == prev_t else t if math.isfinite(t) else repr(float(t)))
+        prev_t = t
+    walls = [r[2] for r in rows]
+    walls[1:] = [b - a for a, b in zip(walls, walls[1:])]
+    return b"\n".join((orjson.dumps([specs, which, columns], option=orjson.OPT_NON_STR_KEYS), state or b"",
+                       orjson.dumps([RECORD_VERSION, rnd, first_seq, rounds, times, walls, state is not None])))
+
+
+def _payload(text: str) -> Any:
+    """A payload kept as its text, read as today's reader reads a payload: its JSON, or the
+    ``MalformedPayload`` of a text that is no JSON."""
+    try:
+        return orjson.loads(text)
+    except (orjson.JSONDecodeError, TypeError):
+        return MalformedPayload(text)
+
+
+def _decode(raw: bytes) -> tuple[int, int, list[tuple], bytes | None]:
+    """``(round, first_seq, rows, state)`` of a raw record (``_encode``), each row's payload read
+    (a dict; a kept text as ``_payload`` reads it); ValueError if it is none."""
+    parts = raw.split(b"\n")
+    if len(parts) != 3:
+        raise ValueError(f"{len(parts)} part(s), not 3")
+    try:
+        version, rnd, first_seq, rounds, times, walls, has_state = orjson.loads(parts[2])
+        specs, which, columns = orjson.loads(parts[0])
+    except (orjson.JSONDecodeError, ValueError, TypeError) as exc:
+        raise ValueError(f"unreadable ({exc})") from None
+    if version != RECORD_VERSION:
+        raise ValueError(f"record version {version!r}, this Croupier reads {RECORD_VERSION}")
+    n = len(which)
+    if len(times) != n or len(walls) != n or rounds != 0 and len(rounds) != n or len(columns) != len(specs):
+        raise ValueError("its columns differ in length")
+    state = parts[1] if has_state else None
+    at = [0] * len(specs)
+    rows = []
+    t = wall = 0
+    for i, k in enumerate(which):
+        device, kind, keys = specs[k]
+        cols = columns[k]
+        j = at[k]
+        at[k] = j + 1
+        payload = _payload(cols[0][j]) if keys is None else {key: col[j] for key, col in zip(keys, cols, strict=True)}
+        t = t if times[i] is None else float(times[i])
+        wall = walls[i] if i == 0 else wall + walls[i]
+        rows.append((rnd + (rounds[i] if rounds else 0), t, wall, str(device), str(kind), payload))
+    if any(len(col) != used for cols, used in zip(columns, at) for col in cols):
+        raise ValueError("its columns hold more values than its events")
+    return rnd, first_seq, rows, state
+
+
+def _compress(raw: bytes, zdict: bytes | None) -> bytes:
+    c = zlib.compressobj(ZLIB_LEVEL, zlib.DEFLATED, 15, 9, zlib.Z_DEFAULT_STRATEGY, zdict) if zdict \
+        else zlib.compressobj(ZLIB_LEVEL)
+    return c.compress(raw) + c.flush()
+
+
+def _decompress(data: bytes, zdict: bytes | None) -> bytes:
+    d = zlib.decompressobj(15, zdict) if zdict else zlib.decompressobj()
+    raw = d.decompress(data) + d.flush()
+    if not d.eof or d.unused_data:
+        raise zlib.error("the compressed record is cut short or has bytes after its end")
+    return raw
+
+
+@dataclass(frozen=True, slots=True)
+class _Commit:
+    n: int
+    round: int
+    first_seq: int
+    count: int
+    rows: list[tuple]
+    state: bytes | None
+    raw: bytes
+    link: bytes
+
+
 class TraceWriter:
     """Appends events; ``commit()`` makes everything so far durable (called once per round),
-    together with the table's durable state of that round (table ``state``) in the same SQLite
-    transaction: a kill -9 at any instant leaves the state equal to the last committed round.
+    together with the table's durable state of that round (table ``state``) in the same record,
+    one SQLite transaction: a kill -9 at any instant leaves the state equal to the last committed
+    round.
 
-    WAL journal: a crash of the rig loses nothing committed, and a reader (a live dashboard,
-    a lab re-running the checks) may read while the run goes on. ``TraceWriter.reopen`` goes on
-    appending to a trace a killed run left (``croupier run --resume``).
+    WAL journal while it writes: a crash of the rig loses nothing committed, and a reader (a live
+    dashboard, a lab re-running the checks) may read while the run goes on. ``close`` records the
+    chain's head, folds the WAL back in and leaves one self-contained file (journal_mode DELETE).
+    ``TraceWriter.reopen`` goes on appending to a trace a killed run left (``croupier run --resume``).
     """
 
     def __init__(self, path: Path, meta: dict[str, Any], *, _reopen: bool = False) -> None:
@@ -175,18 +302,36 @@ class TraceWriter:
             raise FileExistsError(f"{self.path}: a trace is append-only; refusing to overwrite it")
         self._db = sqlite3.connect(self.path, isolation_level=None)
         self._lock = _writer_lock(self.path)  # one writer per trace: a second one is refused
+        self._db.execute(f"PRAGMA page_size={PAGE_SIZE}")  # a new file only (then fixed)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_DDL)
         self._seq = 0
         self._link, self._commits, self._link_round = GENESIS, 0, 0
+        self._zdict: tuple[int, bytes] | None = None
+        self._db.execute("BEGIN")  # the tables and the metadata at once: a kill leaves all or nothing
+        tables = {t for (t,) in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if _reopen and "events" in tables:
+            self._db.execute("ROLLBACK")
+            self.close_quietly()
+            raise TraceError(f"{self.path}: recorded by an earlier Croupier (trace_schema 1): it cannot be resumed")
+        for statement in _DDL.split(";"):  # executescript would commit the transaction
+            if statement.strip():
+                self._db.execute(statement)
         if _reopen:
-            self._seq = self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0]
-            last = self._db.execute("SELECT n, round, link FROM chain ORDER BY n DESC LIMIT 1").fetchone()
+            last = self._db.execute("SELECT n, round, first_seq, events, link FROM commits "
+                                    "ORDER BY n DESC LIMIT 1").fetchone()
             if last is not None:
-                self._commits, self._link_round, self._link = last[0], last[1], bytes.fromhex(last[2])
+                self._commits, self._link_round, self._link = last[0], last[1], bytes(last[4])
+                self._seq = last[2] + last[3] - 1
+            zd = self._db.execute("SELECT zdict FROM commits WHERE zdict IS NOT NULL ORDER BY n DESC LIMIT 1").fetchone()
+            if zd is not None:
+                with TraceReader(self.path) as r:
+                    self._zdict = (zd[0], r._raw_of(zd[0])[-32768:])
             # the head is recorded again when this writer closes (a reopened trace goes on growing)
             self._db.execute("DELETE FROM meta WHERE key = ?", (CHAIN_META,))
+        else:
+            self.set_meta({"trace_schema": SCHEMA_VERSION, **meta})
+        self._db.execute("COMMIT")
         self._pending: list[tuple] = []
         self.round = 0
         self.clock: Any = None  # anything with a ``now`` (the simpy.Environment); None = time 0
@@ -197,37 +342,41 @@ class TraceWriter:
         #: croupier decides a round's wagers with
         self.clock_declarations = ClockDeclarations()
         self._declarations_round: int | None = None
-        if not _reopen:
-            self.set_meta({"trace_schema": SCHEMA_VERSION, **meta})
+
+    def close_quietly(self) -> None:
+        self._db.close()
+        os.close(self._lock)
 
     @staticmethod
     def resume_point(path: Path) -> ResumePoint:
         """Where the trace at ``path`` goes on. TraceError when it cannot: a round committed
         without its ``round_end`` after the last whole one (a run that ended by an error, not a
-        kill: resuming would mix two rounds' events)."""
+        kill: resuming would mix two rounds' events), or a trace an earlier Croupier wrote."""
         os.close(_writer_lock(Path(path)))  # no process is writing it any more (a kill -9 released it)
         with TraceReader(path) as r:
-            db = r._db
-            tables = {t for (t,) in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-            if not {"meta", "events"} <= tables:  # killed while creating it: nothing recorded
+            if r.schema == 0:  # killed while creating it: nothing recorded
                 return ResumePoint(0, 0, None, {}, False)
+            if r.schema == 1:
+                raise TraceError(f"{path}: recorded by an earlier Croupier (trace_schema 1): it cannot be resumed")
             meta = r.meta()
-            last = db.execute("SELECT COALESCE(MAX(round), 0) FROM events WHERE device='croupier' "
-                              "AND kind='round_end'").fetchone()[0]
-            beyond = db.execute("SELECT COUNT(*) FROM events WHERE round > ?", (last,)).fetchone()[0]
-            complete = meta.get("run_end") is not None
-            try:
-                row = db.execute("SELECT round, state FROM state ORDER BY round DESC LIMIT 1").fetchone()
-            except sqlite3.OperationalError:  # killed before it created its tables: no state
-                row = None
-            last_seq = db.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0]
-        if beyond:
+            last, last_seq, per_round = 0, 0, {}
+            state: tuple[int, bytes] | None = None
+            for c in r._commits():
+                for rnd, _, _, device, kind, _ in c.rows:
+                    per_round[rnd] = per_round.get(rnd, 0) + 1
+                    if kind == "round_end" and device == "croupier":
+                        last = max(last, rnd)
+                if c.rows:
+                    last_seq = c.first_seq + len(c.rows) - 1
+                if c.state is not None:
+                    state = (c.round, c.state)
+        complete = meta.get("run_end") is not None
+        if beyond := sum(n for rnd, n in per_round.items() if rnd > last):
             raise TraceError(f"{path}: {beyond} event(s) of a round after round {last} were committed without "
                              "its round_end (the run ended by an error): it cannot be resumed")
-        if row is not None and row[0] > last:
-            raise TraceError(f"{path}: the state of round {row[0]} is ahead of the last committed round {last}")
-        state = orjson.loads(row[1]) if row is not None else None
-        return ResumePoint(last, last_seq, state, meta, complete)
+        if state is not None and state[0] > last:
+            raise TraceError(f"{path}: the state of round {state[0]} is ahead of the last committed round {last}")
+        return ResumePoint(last, last_seq, orjson.loads(state[1]) if state is not None else None, meta, complete)
 
     @classmethod
     def reopen(cls, path: Path) -> TraceWriter:
@@ -249,8 +398,13 @@ class TraceWriter:
             text = orjson.dumps(payload or {}, option=_JSON_OPTIONS)
         except TypeError:  # orjson.JSONEncodeError: "Integer exceeds 64-bit range"
             text = orjson.dumps(_wide_ints(payload or {}), option=_JSON_OPTIONS)
+        # kept as the JSON read back (a copy: the caller may change its dict later), which re-dumps to
+        # ``text``; as the text itself where it would not (no object, or two keys alike once strings)
+        stored = orjson.loads(text)
+        if not (isinstance(stored, dict) and isinstance(payload or {}, dict) and len(stored) == len(payload or {})):
+            stored = text
         self._pending.append(
-            (self._seq, self.round, self.clock.now if self.clock else 0.0, time.time_ns(), device, kind, text.decode())
+            (self.round, self.clock.now if self.clock else 0.0, time.time_ns(), device, kind, stored)
         )
         if self._declarations_round != self.round:
             self._declarations_round = self.round
@@ -260,7 +414,7 @@ class TraceWriter:
 
     def commit(self, state: dict[str, Any] | None = None, *, round_end: bool = False) -> None:
         """Make every event so far durable; with ``state``, the table's durable state after round
-        ``self.round`` is written in the same transaction (never ahead of the events, never behind).
+        ``self.round`` is written in the same record (never ahead of the events, never behind).
 
         While ``hold`` is set (a resumed run's preamble: the devices' ``device_info`` and the
         ``resumed`` record) only the commit at the end of a round (``round_end=True``) writes, so a
@@ -271,32 +425,32 @@ class TraceWriter:
         for hook in self.before_commit:
             hook()
         if self._pending or state is not None:
-            state_text = None if state is None else orjson.dumps(state, option=orjson.OPT_NON_STR_KEYS).decode()
-            link = _link(self._link, self._pending, self.round, state_text)
-            self._db.execute("BEGIN")
-            self._db.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?)", self._pending)
-            if state is not None:
-                self._db.execute("INSERT OR REPLACE INTO state(round, state) VALUES (?, ?)", (self.round, state_text))
-            self._db.execute("INSERT INTO chain VALUES (?, ?, ?, ?, ?)",
-                             (self._commits + 1, self.round, self._seq, state is not None, link.hex()))
-            self._db.execute("COMMIT")
+            state_bytes = None if state is None else orjson.dumps(state, option=orjson.OPT_NON_STR_KEYS)
+            first = self._seq - len(self._pending) + 1
+            raw = _encode(self.round, first, self._pending, state_bytes)
+            link = hashlib.sha256(self._link + raw).digest()
+            n = self._commits + 1
+            zd = self._zdict
+            self._db.execute("INSERT INTO commits VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                             (n, self.round, first, len(self._pending), state is not None,
+                              zd[0] if zd else None, _compress(raw, zd[1] if zd else None), link))
             self._pending.clear()
-            self._commits, self._link, self._link_round = self._commits + 1, link, self.round
+            self._commits, self._link, self._link_round = n, link, self.round
+            if zd is None and self.round >= 1 and len(raw) >= ZDICT_MIN_BYTES:
+                self._zdict = (n, raw[-32768:])  # the first full round: the later rounds' dictionary
 
     def close(self) -> None:
         self.commit(round_end=True)
         meta = {k: orjson.loads(v) for k, v in self._db.execute("SELECT key, value FROM meta")}
         self.set_meta({CHAIN_META: {"head": self._link.hex(), "commits": self._commits, "round": self._link_round,
                                     "meta": _meta_digest(meta)}})
-        self._db.execute(_INDEX)
         # one self-contained file once closed: the WAL folded back in, no -wal/-shm left beside it
         self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         try:
             self._db.execute("PRAGMA journal_mode=DELETE")
         except sqlite3.OperationalError:  # a reader holds it open this instant: its WAL stays, checkpointed
             pass
-        self._db.close()
-        os.close(self._lock)
+        self.close_quietly()
 
     def __enter__(self) -> TraceWriter:
         return self
@@ -306,22 +460,80 @@ class TraceWriter:
 
 
 class TraceReader:
-    """Reads a trace file: its metadata and its events, round by round."""
+    """Reads a trace file: its metadata and its events, round by round. Opens it read-only and
+    leaves nothing beside it. A record that cannot be read raises ``TraceDamaged`` (which commit
+    and round); a payload that is no JSON is read as its ``MalformedPayload``."""
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         if not self.path.exists():
             raise FileNotFoundError(self.path)
         self._db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True)
+        self._schema: int | None = None
+        self._dicts: dict[int, bytes] = {}
+
+    @property
+    def schema(self) -> int:
+        """2: one record per commit (this Croupier); 1: one row per event (an earlier one, read
+        only); 0: no tables yet (a run killed while it created the file)."""
+        if self._schema is None:
+            tables = {t for (t,) in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            self._schema = 2 if "commits" in tables else 1 if "events" in tables else 0
+        return self._schema
 
     def meta(self) -> dict[str, Any]:
         return {k: orjson.loads(v) for k, v in self._db.execute("SELECT key, value FROM meta")}
 
-    def events(self, *, with_wall: bool = True) -> Iterator[Event]:
-        """Every event in order. A payload that is not JSON (a damaged trace) is read as the
-        ``MalformedPayload`` of its text: no evidence a check can read, never a crash
-        (``hil.checks.run_checks`` fails every check on its round, naming the event)."""
-        for row in self._db.execute("SELECT * FROM events ORDER BY seq"):
+    def _raw_of(self, n: int) -> bytes:
+        """The raw record of commit ``n`` (a dictionary of later ones)."""
+        if n not in self._dicts:
+            row = self._db.execute("SELECT zdict, data FROM commits WHERE n = ?", (n,)).fetchone()
+            if row is None:
+                raise ValueError(f"its dictionary, commit {n}, is not in the trace")
+            self._dicts[n] = _decompress(row[1], self._raw_of(row[0]) if row[0] is not None else None)[-32768:]
+        return self._dicts[n]
+
+    def _commits(self, since_seq: int = 0, *, strict: bool = True) -> Iterator[_Commit]:
+        """Every commit in order (those holding an event after ``since_seq``). With ``strict``, a record
+        that cannot be read raises TraceDamaged; without, it is yielded with ``raw`` b"" and no rows."""
+        if self.schema != 2:
+            return
+        dict_ids = {n for (n,) in self._db.execute("SELECT DISTINCT zdict FROM commits WHERE zdict IS NOT NULL")}
+        where = "" if since_seq <= 0 else " WHERE first_seq + events - 1 > ? OR n IN (SELECT zdict FROM commits)"
+        for n, rnd, first_seq, count, _, zd, data, link in self._db.execute(
+                "SELECT n, round, first_seq, events, state, zdict, data, link FROM commits" + where + " ORDER BY n",
+                (since_seq,) if since_seq > 0 else ()):
+            try:
+                raw = _decompress(data, self._raw_of(zd) if zd is not None else None)
+                if n in dict_ids:
+                    self._dicts[n] = raw[-32768:]
+                h_round, h_first, rows, state = _decode(raw)
+                if (h_round, h_first, len(rows)) != (rnd, first_seq, count):
+                    raise ValueError(f"it says round {h_round}, events {h_first}.. ({len(rows)}), its row says "
+                                     f"round {rnd}, events {first_seq}.. ({count})")
+            except (ValueError, TypeError, IndexError, zlib.error) as exc:
+                if strict:
+                    raise TraceDamaged(f"{self.path}: commit {n} (round {rnd}) is damaged: {exc}") from None
+                yield _Commit(n, rnd, first_seq, count, [], None, b"", bytes(link) if isinstance(link, bytes) else b"")
+                continue
+            if first_seq + count - 1 > since_seq:
+                yield _Commit(n, rnd, first_seq, count, rows, state, raw, bytes(link) if isinstance(link, bytes) else b"")
+
+    def events(self, *, with_wall: bool = True, since_seq: int = 0) -> Iterator[Event]:
+        """Every event in order (those after sequence number ``since_seq``). A payload that is not
+        JSON (a damaged trace) is read as the ``MalformedPayload`` of its text: no evidence a check
+        can read, never a crash (``hil.checks.run_checks`` fails every check on its round, naming the
+        event)."""
+        if self.schema == 1:
+            yield from self._legacy_events(with_wall, since_seq)
+            return
+        for c in self._commits(since_seq):
+            for i, (rnd, t, wall, device, kind, payload) in enumerate(c.rows):
+                if c.first_seq + i > since_seq:
+                    yield Event(c.first_seq + i, rnd, t, wall if with_wall else 0, device, kind, payload)
+
+    def _legacy_events(self, with_wall: bool, since_seq: int) -> Iterator[Event]:
+        for row in self._db.execute("SELECT * FROM events WHERE seq > ? ORDER BY seq", (since_seq,)):
             try:
                 payload = orjson.loads(row[6])
             except (orjson.JSONDecodeError, TypeError):
@@ -342,74 +554,79 @@ class TraceReader:
             yield rnd, current
 
     def states(self) -> Iterator[tuple[int, dict[str, Any]]]:
-        """The table's committed state per round (``TraceWriter.commit(state=...)``)."""
-        try:
-            rows = self._db.execute("SELECT round, state FROM state ORDER BY round").fetchall()
-        except sqlite3.OperationalError:  # a trace written before the state table existed
-            return
-        for rnd, text in rows:
-            yield rnd, orjson.loads(text)
+        """The table's committed state per round (``TraceWriter.commit(state=...)``), in round order;
+        a round committed with a state twice: the later one."""
+        found: dict[int, bytes] = {}
+        if self.schema == 1:
+            try:
+                found = dict(self._db.execute("SELECT round, state FROM state").fetchall())
+            except sqlite3.OperationalError:  # a trace written before the state table existed
+                return
+        for c in self._commits():
+            if c.state is not None:
+                found[c.round] = c.state
+        for rnd in sorted(found):
+            yield rnd, orjson.loads(found[rnd])
 
     def count(self) -> int:
+        """How many events the trace holds. sqlite3.OperationalError for a file with no trace tables."""
+        if self.schema == 2:
+            return self._db.execute("SELECT COALESCE(SUM(events), 0) FROM commits").fetchone()[0]
         return self._db.execute("SELECT COUNT(*) FROM events").fetchone()[0]
 
-    def _chain_status(self) -> ChainStatus:
-        db = self._db
-        tables = {t for (t,) in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        meta = self.meta() if "meta" in tables else {}
-        if "chain" not in tables or "events" not in tables:
-            closed = CHAIN_META in meta
-            brk = [ChainBreak(0, "the trace has no hash chain (recorded before it existed, or killed while "
-                                 "it was being created)")] if closed or "events" in tables and self.count() else []
-            return ChainStatus(brk, closed, 0, 0, GENESIS.hex())
+    def check_records(self) -> None:
+        """Read every record: TraceDamaged (a ValueError) naming the first commit and round that
+        cannot be read."""
+        for _ in self._commits():
+            pass
+
+    def last_seq(self) -> int:
+        """The sequence number of the last committed event (0: none)."""
+        if self.schema == 2:
+            row = self._db.execute("SELECT first_seq + events - 1 FROM commits WHERE events > 0 "
+                                   "ORDER BY n DESC LIMIT 1").fetchone()
+            return row[0] if row else 0
+        if self.schema == 1:
+            return self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0]
+        return 0
+
+    def chain_status(self) -> ChainStatus:
+        """``hil.trace.chain_status`` of this trace."""
+        if self.schema != 2:
+            meta = self.meta() if self.schema == 1 else {}
+            brk = [ChainBreak(0, f"recorded by an earlier Croupier (trace_schema {meta.get('trace_schema', 1)}): "
+                                 "it has no hash chain")] if self.schema == 1 else []
+            return ChainStatus(brk, False, 0, 0, GENESIS.hex())
+        meta = self.meta()
         breaks: list[ChainBreak] = []
-        states = dict(db.execute("SELECT round, state FROM state").fetchall()) if "state" in tables else {}
-        used_states: set[int] = set()
-        events = db.execute("SELECT seq, round, sim_time, wall_ns, device, kind, payload FROM events ORDER BY seq")
-        pending = next(events, None)
         prev, last_seq, n, rnd = GENESIS, 0, 0, 0
-        for n_row, rnd, last_seq_row, has_state, link_hex in db.execute(
-                "SELECT n, round, last_seq, state, link FROM chain ORDER BY n"):
-            rows = []
-            while pending is not None and pending[0] <= last_seq_row:
-                rows.append(pending)
-                pending = next(events, None)
-            if n_row != n + 1:
-                breaks.append(ChainBreak(rnd, f"commit {n + 1} to {n_row - 1} missing before this round's commit {n_row}"))
-            if rows and (rows[0][0] != last_seq + 1 or [r[0] for r in rows] != list(range(rows[0][0], rows[0][0] + len(rows)))):
-                breaks.append(ChainBreak(rnd, f"events missing or inserted: sequence numbers {rows[0][0]}..{rows[-1][0]} "
-                                              f"after {last_seq}"))
-            state_text = states.get(rnd) if has_state else None
-            if has_state:
-                used_states.add(rnd)
-            try:
-                link = bytes.fromhex(link_hex)
-            except (ValueError, TypeError):
-                link = b""
-            if _link(prev, rows, rnd, state_text) != link:
-                breaks.append(ChainBreak(rnd, f"the events or the state of commit {n_row} (round {rnd}) do not hash to "
-                                              "its chain link: changed, moved, deleted or inserted"))
-            prev, last_seq, n = link, last_seq_row, n_row
-        if pending is not None:
-            extra = 1 + sum(1 for _ in events)
-            breaks.append(ChainBreak(pending[1], f"{extra} event(s) from seq {pending[0]} on are in no commit of the chain"))
-        if stray := sorted(set(states) - used_states):
-            breaks.append(ChainBreak(stray[0], f"a table state of round(s) {stray[:5]} is in no commit of the chain"))
+        for c in self._commits(strict=False):
+            if c.n != n + 1:
+                breaks.append(ChainBreak(c.round, f"commit(s) {n + 1}..{c.n - 1} missing before this round's commit {c.n}"))
+            if c.first_seq != last_seq + 1:
+                breaks.append(ChainBreak(c.round, f"commit {c.n} begins at event {c.first_seq}, the one before it "
+                                                  f"ended at event {last_seq}: events missing or inserted"))
+            if not c.raw:
+                breaks.append(ChainBreak(c.round, f"commit {c.n} (round {c.round}) is damaged: its record cannot be read"))
+            elif hashlib.sha256(prev + c.raw).digest() != c.link:
+                breaks.append(ChainBreak(c.round, f"the events or the state of commit {c.n} (round {c.round}) do not hash "
+                                                  "to its chain link: changed, moved, deleted or inserted"))
+            prev, n, rnd, last_seq = c.link, c.n, c.round, c.first_seq + c.count - 1
         head = meta.get(CHAIN_META)
         closed = head is not None
         if closed:
             if not isinstance(head, dict) or not all(k in head for k in ("head", "commits", "round")):
                 breaks.append(ChainBreak(rnd, "the chain head recorded at close is unreadable"))
-            else:
-                if head["commits"] != n or head["head"] != prev.hex():
-                    first_missing = rnd + 1 if isinstance(head["round"], int) and head["round"] > rnd else head["round"]
-                    breaks.append(ChainBreak(first_missing, f"the trace ends at round {rnd} (commit {n}) but its writer "
-                                                            f"closed it after round {head['round']} (commit {head['commits']}, "
-                                                            f"head {head['head'][:16]}…): truncated or its last rounds changed"))
-                if head.get("meta") is not None and head["meta"] != _meta_digest(meta):
-                    breaks.append(ChainBreak(0, "the trace's metadata changed after its writer closed it"))
-        return ChainStatus(breaks, closed, n, rnd, head["head"] if closed and isinstance(head, dict) and "head" in head
-                           else prev.hex())
+                head = {"head": prev.hex()}
+            elif head["commits"] != n or head["head"] != prev.hex():
+                closed_round = head["round"] if isinstance(head["round"], int) else rnd
+                breaks.append(ChainBreak(rnd + 1 if closed_round > rnd else closed_round,
+                                         f"the trace ends at round {rnd} (commit {n}) but its writer closed it after "
+                                         f"round {head['round']} (commit {head['commits']}, head {str(head['head'])[:16]}…): "
+                                         "truncated, or its last rounds changed"))
+            if head.get("meta") is not None and head["meta"] != _meta_digest(meta):
+                breaks.append(ChainBreak(0, "the trace's metadata changed after its writer closed it"))
+        return ChainStatus(breaks, closed, n, rnd, str(head["head"]) if closed else prev.hex())
 
     def close(self) -> None:
         self._db.close()
@@ -419,13 +636,6 @@ class TraceReader:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _link(prev: bytes, rows: list[tuple], rnd: int, state_text: str | None) -> bytes:
-    """The chain link of one commit: SHA-256 of the link before it and the canonical bytes of what
-    the commit made durable (the writer's round, every event with both clocks and its payload text,
-    and the table's state when one was committed with it)."""
-    return hashlib.sha256(prev + orjson.dumps([rnd, [list(r) for r in rows], state_text])).digest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -472,7 +682,7 @@ def chain_status(path: Path) -> ChainStatus:
     """Verify the per-round hash chain of the trace at ``path`` (see ``verify_chain``) and say
     whether its writer closed it (``ChainStatus.closed``). TraceError when it is no trace."""
     with TraceReader(path) as r:
-        return r._chain_status()
+        return r.chain_status()
 
 
 def verify_chain(path: Path) -> list[ChainBreak]:

@@ -20,7 +20,7 @@ run will find it) and at the end (on the trace itself):
 * ``PRAGMA integrity_check`` is ``ok``;
 * the committed ``croupier/round_end`` events are rounds 1..M, each exactly once (0 lost,
   0 doubled); at the end M is the scenario's ``rounds``;
-* the highest ``state.round`` is M (0 state-ahead-of-trace; never behind either: a state behind
+* the highest round with a committed table state is M (0 state-ahead-of-trace; never behind either: a state behind
   its trace would replay a round);
 * every resumed run that found a scenario part-played recorded ``croupier/resumed`` from that
   round, and the trace is the same file throughout (round 1's events are the first run's).
@@ -58,6 +58,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+
+from hil.trace import TraceReader
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = {
@@ -112,35 +114,33 @@ class TraceView:
         return sorted(r for r, n in self.round_ends.items() if n > 1)
 
 
-def _tables(db: sqlite3.Connection) -> set[str]:
-    return {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-
-
 def inspect_trace(path: Path) -> TraceView | None:
-    """The trace at ``path`` (None if there is none yet). Opens it read-write, as a resumed run
-    does: a WAL left by a kill is recovered."""
+    """The trace at ``path`` (None if there is none yet). Opens it read-write first, as a resumed run
+    does (a WAL left by a kill is recovered), for SQLite's integrity check; reads it with TraceReader."""
     if not path.exists():
         return None
     db = sqlite3.connect(path, timeout=5.0)
     try:
         integrity = [r[0] for r in db.execute("PRAGMA integrity_check")]
-        tables = _tables(db)
-        if "events" not in tables:  # killed while the file was being created
-            return TraceView(integrity, False, {}, 0, 0, [], None)
-        round_ends = dict(db.execute("SELECT round, COUNT(*) FROM events WHERE device = 'croupier' "
-                                     "AND kind = 'round_end' GROUP BY round"))
-        starts_doubled = db.execute("SELECT COUNT(*) FROM (SELECT round FROM events WHERE device = 'croupier' "
-                                    "AND kind = 'round_start' GROUP BY round HAVING COUNT(*) > 1)").fetchone()[0]
-        state_max = (db.execute("SELECT COALESCE(MAX(round), 0) FROM state").fetchone()[0]
-                     if "state" in tables else 0)
-        resumed = [json.loads(p) for (p,) in db.execute(
-            "SELECT payload FROM events WHERE device = 'croupier' AND kind = 'resumed' ORDER BY seq")]
-        first = db.execute("SELECT seq, wall_ns FROM events WHERE device = 'croupier' AND kind = 'round_end' "
-                           "AND round = 1 ORDER BY seq LIMIT 1").fetchone()
-        return TraceView(integrity, True, round_ends, starts_doubled, state_max, resumed,
-                         tuple(first) if first else None)
     finally:
         db.close()
+    with TraceReader(path) as reader:
+        if reader.schema == 0:  # killed while the file was being created
+            return TraceView(integrity, False, {}, 0, 0, [], None)
+        events = list(reader.events())
+        states = [rnd for rnd, _ in reader.states()]
+    round_ends: dict[int, int] = {}
+    round_starts: dict[int, int] = {}
+    for e in events:
+        if e.device == "croupier" and e.kind == "round_end":
+            round_ends[e.round] = round_ends.get(e.round, 0) + 1
+        elif e.device == "croupier" and e.kind == "round_start":
+            round_starts[e.round] = round_starts.get(e.round, 0) + 1
+    starts_doubled = sum(1 for n in round_starts.values() if n > 1)
+    resumed = [e.payload for e in events if e.device == "croupier" and e.kind == "resumed"]
+    first = next(((e.seq, e.wall_ns) for e in events
+                  if e.device == "croupier" and e.kind == "round_end" and e.round == 1), None)
+    return TraceView(integrity, True, round_ends, starts_doubled, max(states, default=0), resumed, first)
 
 
 def inspect_as_left(path: Path, scratch: Path) -> TraceView | None:
@@ -428,7 +428,7 @@ def test_kill9_campaign_fifty_kills(tmp_path):
 # read-only connection), so a commit that writes nothing is no instant; nothing in the rig changes.
 
 _KILL_AT_COMMIT = """
-import os, signal, sqlite3
+import os, signal
 _at = os.environ.get("CROUPIER_TEST_KILL9_AT")
 if _at:
     import hil.trace as _trace
@@ -436,20 +436,13 @@ if _at:
     _what, _, _n = _at.partition(":")
 
     def _durable_since(path, seq):
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        try:
-            return db.execute("SELECT seq, round, device, kind FROM events WHERE seq > ? ORDER BY seq",
-                              (seq,)).fetchall()
-        finally:
-            db.close()
+        with _trace.TraceReader(path) as r:
+            return [(e.seq, e.round, e.device, e.kind) for e in r.events(since_seq=seq)]
 
     def commit(self, *args, **kwargs):
         if "_k9_seq" not in self.__dict__:  # what the trace held before this run's first commit
-            db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True)
-            try:
-                self._k9_seq = db.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0]
-            finally:
-                db.close()
+            with _trace.TraceReader(self.path) as r:
+                self._k9_seq = r.last_seq()
         _commit(self, *args, **kwargs)
         new = _durable_since(self.path, self._k9_seq)
         if not new:

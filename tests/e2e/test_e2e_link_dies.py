@@ -26,6 +26,7 @@ import pytest
 import yaml
 
 from firmware_stubs.launch import end, launch
+from hil.trace import TraceReader
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIO = ROOT / "scenarios" / "blackjack" / "blackjack_normal_play.yaml"
@@ -48,22 +49,19 @@ def _croupier() -> list[str]:
     return [str(exe)] if exe.exists() else [sys.executable, "-c", "from hil.cli import main; main()"]
 
 
-def _count(trace: Path, where: str) -> int:
-    """Committed events matching ``where`` (0 while the trace or its tables do not exist yet)."""
+def _count(trace: Path, device: str | None, kind: str) -> int:
+    """Committed events of ``kind`` (of ``device``; None: any) (0 while the trace does not exist yet)."""
     if not trace.exists():
         return 0
     try:
-        db = sqlite3.connect(f"file:{trace}?mode=ro", uri=True, timeout=1.0)
-        try:
-            return db.execute(f"SELECT COUNT(*) FROM events WHERE {where}").fetchone()[0]
-        finally:
-            db.close()
-    except sqlite3.OperationalError:  # created but its tables not yet committed
+        with TraceReader(trace) as reader:
+            return sum(1 for e in reader.events() if e.kind == kind and device in (None, e.device))
+    except sqlite3.OperationalError:  # created but not yet readable
         return 0
 
 
 def _committed_rounds(trace: Path) -> int:
-    return _count(trace, "device = 'croupier' AND kind = 'round_end'")
+    return _count(trace, "croupier", "round_end")
 
 
 def _wait_until(what: str, cond, proc: subprocess.Popen, timeout_s: float) -> None:
@@ -120,7 +118,7 @@ def test_progressive_stub_killed_mid_run_is_not_met(tmp_path):
     (result,) = report["scenarios"]
     failed = [(c["id"], c["summary"]) for c in result["checks"] if c["verdict"] == "fail"]
     rounds_done = _committed_rounds(trace)
-    wire_faults = _count(trace, "kind = 'wire_fault'")
+    wire_faults = _count(trace, None, "wire_fault")
     print(f"\nlink dies: stub killed after {killed_after} committed rounds of {ROUNDS}; the run went on to "
           f"{rounds_done} round_end(s) with {wire_faults} wire_fault event(s), exit {rc}, {duration_s:.1f} s wall; "
           f"expectation_met "

@@ -24,7 +24,6 @@ import json
 import os
 import re
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -35,6 +34,8 @@ from pathlib import Path
 import pytest
 from pymodbus.client import ModbusTcpClient
 from pymodbus.pdu import ExceptionResponse
+
+from hil.trace import TraceReader
 
 ROOT = Path(__file__).resolve().parents[2]
 TIME_SCALE = 10.0
@@ -157,10 +158,8 @@ def run_scenario(tmp_path: Path, bench: Path, rounds: int = ROUNDS, betting_wind
 
 
 def events(trace: Path, device: str, kind: str) -> list[tuple[int, dict]]:
-    with sqlite3.connect(f"file:{trace}?mode=ro", uri=True) as db:
-        return [(r, json.loads(p)) for r, p in
-                db.execute("SELECT round, payload FROM events WHERE device = ? AND kind = ? ORDER BY seq",
-                           (device, kind))]
+    with TraceReader(trace) as reader:
+        return [(e.round, e.payload) for e in reader.events() if e.device == device and e.kind == kind]
 
 
 def assert_every_round_settled(trace: Path, rounds: int = ROUNDS) -> None:

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import json
 import shutil
-import sqlite3
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from hil.cli import app
+from tests.hil.trace_surgery import set_payloads
 
 SCENARIO = Path(__file__).resolve().parents[2] / "scenarios" / "crazy_time" / "normal_play.yaml"
 runner = CliRunner()
@@ -30,17 +30,17 @@ def trace(tmp_path_factory) -> Path:
     return path
 
 
-def _damaged(trace: Path, where: Path, sql: str) -> Path:
+def _damaged(trace: Path, where: Path, rnd: int, payload: dict | str) -> Path:
+    """A copy of ``trace`` whose round ``rnd`` presses carry ``payload`` (a string: that text)."""
     copy = where / "damaged.sqlite"
     shutil.copy(trace, copy)
-    with sqlite3.connect(copy) as db:
-        assert db.execute(sql).rowcount > 0
+    assert set_payloads(copy, lambda row: row[0] == rnd and row[4] == "press", payload) > 0
     return copy
 
 
 @pytest.mark.parametrize("payload", ["[1, 2]", "{not json", "17", "null"])
 def test_a_payload_that_is_no_object_fails_the_checks_naming_the_event(trace, tmp_path, payload):
-    bad = _damaged(trace, tmp_path, f"UPDATE events SET payload = '{payload}' WHERE round = 2 AND kind = 'press'")
+    bad = _damaged(trace, tmp_path, 2, payload)
     res = runner.invoke(app, ["check", str(bad)])
     assert res.exception is None or isinstance(res.exception, SystemExit), res.exception
     assert res.exit_code == 1, res.output
@@ -51,9 +51,26 @@ def test_a_payload_that_is_no_object_fails_the_checks_naming_the_event(trace, tm
 
 
 def test_a_press_with_fields_of_the_wrong_type_is_a_finding_not_a_crash(trace, tmp_path):
-    bad = _damaged(trace, tmp_path, """UPDATE events SET payload = '{"press_id": "x", "accepted": 3}'
-                                       WHERE round = 1 AND kind = 'press'""")
+    bad = _damaged(trace, tmp_path, 1, {"press_id": "x", "accepted": 3})
     res = runner.invoke(app, ["check", str(bad)])
     assert res.exception is None or isinstance(res.exception, SystemExit), res.exception
     assert res.exit_code == 1, res.output
     assert any(c["verdict"] == "fail" for c in json.loads(res.output)["checks"])
+
+
+def test_a_record_that_cannot_be_read_is_no_trace_naming_the_round(trace, tmp_path):
+    """One bit flipped in round 2's compressed record: ``check`` refuses the file (exit 2) naming
+    the round, never judges what is left of it, never a traceback."""
+    from tests.hil import trace_surgery
+
+    copy = tmp_path / "flipped.sqlite"
+    shutil.copy(trace, copy)
+    rows = trace_surgery.commits(copy)
+    (two,) = [c for c in rows if c["round"] == 2]
+    data = bytearray(two["data"])
+    data[len(data) // 2] ^= 0x01
+    two["data"] = bytes(data)
+    trace_surgery.replace_all(copy, rows)
+    res = runner.invoke(app, ["check", str(copy)])
+    assert res.exception is None or isinstance(res.exception, SystemExit), res.exception
+    assert res.exit_code == 2 and "(round 2) is damaged" in res.output, res.output

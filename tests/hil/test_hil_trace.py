@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
-
 import pytest
 
 from hil.bench import load_bench
@@ -25,8 +23,8 @@ checks: {max_void_spin_ratio: 0.5}  # a worn clapper: respins are the point
 
 
 def _rows(path):
-    with sqlite3.connect(path) as db:
-        return db.execute("SELECT seq, round, sim_time, device, kind, payload FROM events ORDER BY seq").fetchall()
+    with TraceReader(path) as reader:
+        return [(e.seq, e.round, e.sim_time, e.device, e.kind, e.payload) for e in reader.events()]
 
 
 def _strip(result):
@@ -142,10 +140,7 @@ def test_a_trace_killed_before_its_first_commit_is_judged_and_resumed_afresh(tmp
     loaded = parse_scenario(TEXT, "det.yaml")
     path = tmp_path / "traces" / "det.sqlite"
     path.parent.mkdir()
-    sqlite3.connect(path).executescript("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
-                                        "CREATE TABLE events (seq INTEGER PRIMARY KEY, round INTEGER NOT NULL, "
-                                        "sim_time REAL NOT NULL, wall_ns INTEGER NOT NULL, device TEXT NOT NULL, "
-                                        "kind TEXT NOT NULL, payload TEXT NOT NULL);")
+    TraceWriter(path, {}).close_quietly()  # as a kill leaves it: created, nothing committed, never closed
     verdicts = {c.id: c.verdict for c in run_checks(path)}
     assert "pass" not in verdicts.values()  # nothing recorded: no check passes
     from hil.runner import check_config

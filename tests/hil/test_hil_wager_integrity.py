@@ -1,4 +1,4 @@
-"""Verdict integrity, counted from the raw trace with SQL (an oracle independent of hil.checks):
+"""Verdict integrity, counted from the trace's events as TraceReader reads them (an oracle independent of hil.checks):
 on the bundled normal play of every table with a wagering device, no wager settled whose press
 came after "no more bets", no probe press settled, no meter increment without an accepted
 player wager — and the fault scenarios that make the croupier take such presses show them, and
@@ -6,15 +6,14 @@ fail their check."""
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
-import orjson
 import pytest
 
 from hil.bench import load_bench
 from hil.runner import load_rules, run_scenario
 from hil.scenario import load_scenario
+from hil.trace import TraceReader
 
 SUITE = Path(__file__).resolve().parents[2] / "scenarios"
 SETTLED = ("collect", "pay", "up_settle", "refund")
@@ -24,9 +23,8 @@ def integrity_counts(trace: Path) -> dict[str, int]:
     """Per trace: settled wagers whose press the device accepted at or after "no more bets"
     (``late_settled``), settled presses of the rig's probe (``probe_settled``), meter increments
     whose press is no on-time player press (``unmatched_increments``), and the totals."""
-    db = sqlite3.connect(f"file:{trace}?mode=ro", uri=True)
-    rows = db.execute("SELECT round, sim_time, device, kind, payload FROM events ORDER BY seq").fetchall()
-    db.close()
+    with TraceReader(trace) as reader:
+        rows = [(e.round, e.sim_time, e.device, e.kind, e.payload) for e in reader.events()]
     nmb: dict[int, float] = {}
     lockout: dict[int, float] = {}
     probe_seat: dict[int, int] = {}
@@ -35,8 +33,7 @@ def integrity_counts(trace: Path) -> dict[str, int]:
     settled: list[tuple[int, str]] = []
     increments: list[tuple[int, int]] = []
     press_devices: set[str] = set()
-    for rnd, t, device, kind, payload in rows:
-        p = orjson.loads(payload)
+    for rnd, t, device, kind, p in rows:
         if device == "croupier":
             if kind == "no_more_bets":
                 nmb.setdefault(rnd, t)
