@@ -34,6 +34,13 @@ def test_traceability_doc_is_current():
     assert DOC.read_text(encoding="utf-8") == matrix(BUNDLED_SUITE), "run: croupier traceability --out docs/traceability.md"
 
 
+def test_the_title_names_every_game_it_traces():
+    title = matrix(BUNDLED_SUITE).splitlines()[0]
+    reg = load_clauses()
+    assert title.startswith("# Requirement traceability — ") and len(reg.games) == len(GAME_CHECKS) >= 6
+    assert all(name in title for name in reg.games.values()), title
+
+
 def test_every_check_is_traced_to_a_failing_fault_scenario():
     assert "**none**" not in matrix(BUNDLED_SUITE)
 
