@@ -34,6 +34,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -114,17 +115,32 @@ def print_one_line(report: dict, out: Path) -> None:
                      f"{out / 'report.json'}\n")
 
 
-def _archive_previous(out: Path) -> None:
-    """A run never overwrites an earlier one: its reports and traces move to ``archive/``."""
+#: the folders ``_archive_previous`` names (and the only ones it ever deletes)
+_ARCHIVE_STAMP = re.compile(r"\d{8}T\d{6}\.\d{6}Z")
+
+
+def _archive_previous(out: Path, keep: int = 5, *, quiet: bool = False) -> None:
+    """A run never overwrites an earlier one: its reports and traces move to ``archive/<UTC stamp>``,
+    and ``archive/`` keeps the ``keep`` most recent earlier runs (0: none): older ones are deleted,
+    with one line on stderr saying which. Only folders named as this function names them are ever
+    deleted."""
     old = [p for p in (out / "report.json", out / "junit.xml", out / "traces", out / "manifest.json", out / "inputs",
-                       out / "evidence-pack.tar") if p.exists()]
-    if not old:
-        return
-    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
-    dest = out / "archive" / stamp
-    dest.mkdir(parents=True)
-    for p in old:
-        shutil.move(str(p), dest / p.name)
+                       out / "evidence-pack.tar", out / "report.html") if p.exists()]
+    archive = out / "archive"
+    if old:
+        stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
+        dest = archive / stamp
+        dest.mkdir(parents=True)
+        for p in old:
+            shutil.move(str(p), dest / p.name)
+    runs = sorted(p for p in archive.iterdir() if p.is_dir() and _ARCHIVE_STAMP.fullmatch(p.name)) \
+        if archive.is_dir() else []
+    if drop := runs[:max(len(runs) - keep, 0)]:
+        for p in drop:
+            shutil.rmtree(p)
+        if not quiet:
+            sys.stderr.write(f"archive: deleted {len(drop)} earlier run(s) beyond --keep {keep} "
+                             f"({', '.join(p.name for p in drop[:3])}{', …' if len(drop) > 3 else ''}) from {archive}\n")
 
 
 def check_scenario(loaded, bench) -> None:
@@ -155,7 +171,8 @@ def load_run_inputs(paths: list[Path] | None, bench: Path | None, rules: Path | 
 
     files = discover(list(paths) if paths else [BUNDLED_SUITE])
     if not files:
-        raise ConfigError(str(paths or BUNDLED_SUITE), None, "", "no scenario files (*.yaml) found")
+        where = ", ".join(map(str, paths)) if paths else str(BUNDLED_SUITE)
+        raise ConfigError(where, None, "", "no scenario files (*.yaml) found")
     scenarios = [load_scenario(f) for f in files]
     loaded_bench = load_bench(bench)
     for s in scenarios:
@@ -190,6 +207,9 @@ def run(
              "round, from the table's state committed with it (streaks, meters)")] = False,
     max_rounds: Annotated[Optional[int], typer.Option(
         help="cap every scenario's rounds (a smoke run: what it leaves undecided is NOT DECISIVE, exit 3)")] = None,
+    keep: Annotated[int, typer.Option(
+        help="earlier runs OUT/archive keeps (the most recent; older ones are deleted, said on stderr; 0: none)",
+        min=0)] = 5,
     quiet: QuietOpt = False,
     verbose: VerboseOpt = 0,
     log_file: LogFileOpt = None,
@@ -208,7 +228,7 @@ def run(
         raise _bad_input(exc) from None
     out.mkdir(parents=True, exist_ok=True)
     if not resume:
-        _archive_previous(out)
+        _archive_previous(out, keep, quiet=quiet)
     # Real devices are one of each: their scenarios run one after the other.
     jobs = 1 if loaded_bench.config.real_time else (jobs or min(len(scenarios), os.cpu_count() or 1))
     from hil.applicability import BenchRefused
@@ -312,7 +332,7 @@ def rtp(
         from hil.config import did_you_mean
 
         known = RTP_GAMES + tuple(cards)
-        sys.stderr.write(f"error: unknown game {game!r}{did_you_mean(game, known)} (known: {', '.join(known)})\n")
+        sys.stderr.write(f"error: unknown game {game!r}{did_you_mean(game, known)}; the games: {', '.join(known)}\n")
         raise typer.Exit(EXIT_BAD_INPUT)
     try:
         if game in cards:
@@ -335,12 +355,14 @@ def _card_rtp_doc(game: str, spec: tuple, paytable: str | None, decks: int | Non
     deck count (or ``decks``)."""
     fn, tables, default_decks = spec
     if rules is not None or wheel is not None:
-        raise ConfigError("--rules/--wheel", None, "", f"{game} takes --paytable and --decks only")
+        given = " and ".join(o for o, v in (("--rules", rules), ("--wheel", wheel)) if v is not None)
+        raise ConfigError(given, None, "", f"{game} takes --paytable and --decks only")
     names = [paytable] if paytable else list(tables)
     try:
         entries = [e for d in ([decks] if decks else default_decks) for t in names for e in fn(t, d)]
     except ValueError as exc:
-        raise ConfigError("--paytable/--decks", None, "", str(exc)) from None
+        given = " and ".join(o for o, v in (("--paytable", paytable), ("--decks", decks)) if v is not None)
+        raise ConfigError(given or game, None, "", str(exc)) from None
     return {"game": game, "paytable": paytable, "decks": decks, "wagers": [e.to_json() for e in entries]}
 
 
@@ -351,7 +373,8 @@ def _rtp_doc(game: str, rules: Path | None, paytable: str | None, wheel: str | N
         from rules.rtp import crazy_time_rtp
 
         if paytable or wheel:
-            raise ConfigError("--paytable/--wheel", None, "", "crazy-time takes neither --paytable nor --wheel")
+            given = " and ".join(o for o, v in (("--paytable", paytable), ("--wheel", wheel)) if v)
+            raise ConfigError(given, None, "", "crazy-time takes neither --paytable nor --wheel")
         loaded = load_rules(rules)
         return {"game": game,
                 "rules": {"name": loaded.submission.name, "source": loaded.source, "sha256": loaded.sha256,
@@ -368,7 +391,9 @@ def _rtp_doc(game: str, rules: Path | None, paytable: str | None, wheel: str | N
         try:
             tables = [up_paytable(paytable.removeprefix("P"))] if paytable else list(PAYTABLES.values())
         except (KeyError, ValueError) as exc:
-            raise ConfigError("--paytable", None, "", f"unknown Roulette Up paytable {paytable!r}: {exc}") from None
+            said = exc.args[0] if exc.args and isinstance(exc.args[0], str) else ""
+            raise ConfigError("--paytable", None, "", said if paytable in said  # it names the paytable already
+                              else f"unknown Roulette Up paytable {paytable!r}: {said or exc}") from None
         entries = [e for w in wheels for t in tables for e in roulette_up_rtp(t, w)]
         return {"game": game, "paytable": paytable, "wheel": WHEELS[wheel] if wheel else None,
                 "wagers": [e.to_json() for e in entries]}
@@ -426,6 +451,9 @@ def check(
             raise typer.Exit(EXIT_BAD_INPUT)
     if not trace.exists():
         sys.stderr.write(f"error: {trace}: no such trace\n")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    if trace.is_dir():
+        sys.stderr.write(f"error: {trace}: a folder, not a trace (check takes one traces/*.sqlite file of a run)\n")
         raise typer.Exit(EXIT_BAD_INPUT)
     try:
         with TraceReader(trace) as reader:
