@@ -37,8 +37,10 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import datetime as dt
 import itertools
 import os
+import shutil
 import tempfile
 import time
 from collections.abc import Iterator
@@ -71,6 +73,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="cap every scenario's rounds (a smoke run: undecided expectations are NOT DECISIVE)")
     group.addoption("--croupier-seed", metavar="N", type=int, default=None,
                     help="derive every scenario's seed from N (as croupier run --seed)")
+    group.addoption("--croupier-report", action="store_true", default=False,
+                    help="at the session's end, write croupier run's reports into --croupier-out: report.json, "
+                         "junit.xml, report.html, manifest.json")
     group.addoption("--croupier-not-decisive", choices=NOT_DECISIVE_CHOICES, default="skip",
                     help="a NOT DECISIVE scenario is skipped (default) or fails")
     parser.addini(SCENARIO_DIRS_INI, type="args", default=["scenarios"],
@@ -87,6 +92,8 @@ class _Settings:
     max_rounds: int | None
     seed: int | None
     not_decisive: str
+    report: bool = False
+    started: Any = None
     #: scenario name -> the file that has it (a second file with the name is refused)
     names: dict[str, str] = dataclasses.field(default_factory=dict)
 
@@ -123,7 +130,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_SETTINGS] = _Settings(
         bench=_resolved(config, opt.croupier_bench), rules=_resolved(config, opt.croupier_rules),
         roulette_x_rules=_resolved(config, opt.croupier_roulette_x_rules), out=out,
-        max_rounds=opt.croupier_max_rounds, seed=opt.croupier_seed, not_decisive=opt.croupier_not_decisive)
+        max_rounds=opt.croupier_max_rounds, seed=opt.croupier_seed, not_decisive=opt.croupier_not_decisive,
+        report=opt.croupier_report, started=dt.datetime.now(dt.timezone.utc))
 
 
 def _one_at_a_time(config: pytest.Config, bench_path: Path) -> None:
@@ -147,9 +155,54 @@ def pytest_configure_node(node: Any) -> None:
     node.workerinput[_OUT_KEY] = str(node.config.stash[_SETTINGS].out)
 
 
+#: where each item leaves its result for the session's reports (``--croupier-report``)
+RESULTS_DIR = ".pytest-results"
+
+
+def _write_reports(config: pytest.Config) -> str | None:
+    """``--croupier-report``: croupier run's reports of the scenarios this session ran (every worker's),
+    written as ``croupier run`` writes them: report.json, the manifest, junit.xml, report.html. Returns
+    the line to print, or None when no scenario ran."""
+    import orjson
+
+    from hil.cli import _write_html, load_run_inputs
+    from hil.config import ConfigError
+    from hil.pack import manifest_for_run
+    from hil.report import build_report, provenance, write_json, write_junit
+
+    s = config.stash[_SETTINGS]
+    files = sorted((s.out / RESULTS_DIR).glob("*.json"))
+    if not files:
+        return None
+    results = sorted((orjson.loads(f.read_bytes()) for f in files), key=lambda r: r["file"])
+    try:
+        scenarios, bench, rules, rx = load_run_inputs([Path(r["file"]) for r in results], s.bench, s.rules,
+                                                      s.roulette_x_rules, s.max_rounds)
+    except ConfigError as exc:  # a file changed while the session ran
+        return f"croupier: reports not written: {exc}"
+    report = build_report(results, provenance(bench, rules, scenarios, s.seed, s.started, rx))
+    report["manifest"] = manifest_for_run(s.out, scenarios, bench, rules, rx)
+    write_json(report, s.out / "report.json")
+    write_junit(report, s.out / "junit.xml")
+    _write_html(report, s.out)
+    return f"croupier: reports in {s.out} (report.json, report.html, junit.xml, manifest.json)"
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    s = session.config.stash.get(_SETTINGS, None)
+    if s is not None and s.report and not hasattr(session.config, "workerinput"):
+        shutil.rmtree(s.out / RESULTS_DIR, ignore_errors=True)  # this session's results only
+
+
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
     settings = config.stash.get(_SETTINGS, None)
-    if settings is not None and (settings.out / "traces").is_dir():
+    if settings is None:
+        return
+    if settings.report and not hasattr(config, "workerinput"):
+        line = _write_reports(config)
+        if line:
+            terminalreporter.write_line(line)
+    if (settings.out / "traces").is_dir():
         terminalreporter.write_line(f"croupier: traces in {settings.out / 'traces'} "
                                     "(croupier check TRACE re-judges one)")
 
@@ -295,6 +348,15 @@ def properties(result: dict[str, Any], trace: Path | None) -> list[tuple[str, st
     return props
 
 
+def _skip(reason: str) -> None:
+    """Skip the running item, reported at the scenario file (``-rs``: ``SKIPPED [1] FILE:1: reason``),
+    not at this module's line."""
+    try:
+        raise pytest.skip.Exception(reason, _use_item_location=True)
+    except TypeError:  # a pytest without the keyword: the plain skip
+        pytest.skip(reason)
+
+
 class ScenarioNotMet(Exception):
     """An item's scenario did not meet its expectation (or, with ``--croupier-not-decisive fail``,
     was not decisive); the message is the failure text."""
@@ -320,17 +382,22 @@ class ScenarioItem(pytest.Item):
             self.session.shouldstop = f"croupier: the bench refused: {exc.message}"
             raise ScenarioNotMet(f"BENCH REFUSED ({exc.kind}): {exc.message}\nthe session stops here") from None
         trace = s.out / result["trace"] if result.get("trace") else None
+        if s.report:  # for the session's reports, written by the controller at the end
+            import orjson
+
+            (s.out / RESULTS_DIR).mkdir(exist_ok=True)
+            (s.out / RESULTS_DIR / f"{result['name']}.json").write_bytes(orjson.dumps(result))
         self.user_properties.extend(properties(result, trace))
         outcome = outcome_of(result)
         if outcome == "met":
             return
         if outcome == "not applicable":
-            pytest.skip("NOT APPLICABLE on this bench (not run): " + "; ".join(result["not_applicable"]))
+            _skip("NOT APPLICABLE on this bench (not run): " + "; ".join(result["not_applicable"]))
         if outcome == "not decisive":
             reason = "NOT DECISIVE (nothing proven either way; run more rounds): " + (
                 "; ".join(undecided(result)) or "undecided")
             if s.not_decisive == "skip":
-                pytest.skip(reason)
+                _skip(reason)
             raise ScenarioNotMet(reason + (f"\ntrace: {trace}" if trace else ""))
         raise ScenarioNotMet(describe(result, trace))
 
@@ -339,9 +406,9 @@ class ScenarioItem(pytest.Item):
             return str(excinfo.value)
         return super().repr_failure(excinfo, style)
 
-    def reportinfo(self) -> tuple[Path, int | None, str]:
+    def reportinfo(self) -> tuple[Path, int, str]:
         sc = self.loaded.scenario
-        return self.path, None, f"scenario {sc.name} ({sc.game}, {sc.rounds} rounds)"
+        return self.path, 0, f"scenario {sc.name} ({sc.game}, {sc.rounds} rounds)"
 
 
 # ----------------------------------------------------------------------------- the fixture

@@ -88,8 +88,13 @@ def _scenarios(pytester: pytest.Pytester, **files: str) -> Path:
     return d
 
 
+#: what an inner session leaves out: hypothesis' plugin imports hypothesis anew in each one (pytester
+#: drops the modules an inner session imported), ~1 s apiece
+LEAN = ("-p", "no:xdist", "-p", "no:cacheprovider", "-p", "no:hypothesispytest")
+
+
 def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return pytester.runpytest("-p", "no:xdist", "-p", "no:cacheprovider",
+    return pytester.runpytest(*LEAN,
                               "--croupier-out", str(pytester.path / "out"), *args)
 
 
@@ -179,7 +184,7 @@ def test_not_applicable_skips_with_the_reason(pytester: pytest.Pytester) -> None
     assert "NOT APPLICABLE on this bench (not run): devices.wheel is a real modbus device" in got.stdout.str()
     assert not (pytester.path / "out" / "traces" / "weak-push-na.sqlite").exists()
     # real devices are one of each: no xdist workers on that bench (refused before any starts)
-    got = pytester.runpytest("-n", "2", "-p", "no:cacheprovider", "--croupier-bench", "real.toml", "scenarios")
+    got = pytester.runpytest("-n", "2", *LEAN[2:], "--croupier-bench", "real.toml", "scenarios")
     assert got.ret == pytest.ExitCode.USAGE_ERROR
     assert "a bench with a real device runs one scenario at a time; run it without -n" in got.stderr.str()
 
@@ -201,6 +206,25 @@ def test_junit_properties(pytester: pytest.Pytester) -> None:
     assert "limit" in ok["check.CT-690.1-layout.sections"]
     assert weak["check.CT-690.2b-three-revolutions.verdict"] == "fail"
     assert cases["weak-push-unexpected"].find("failure") is not None
+
+
+def test_croupier_report_writes_croupier_runs_reports(pytester: pytest.Pytester) -> None:
+    """--croupier-report: the session's scenarios get croupier run's reports in --croupier-out."""
+    import orjson
+
+    _scenarios(pytester, ok=OK.format(name="ok"), weak=WEAK_PUSH_UNEXPECTED)
+    got = _run(pytester, "--croupier-report")
+    got.assert_outcomes(passed=1, failed=1)
+    out = pytester.path / "out"
+    assert f"croupier: reports in {out} (report.json, report.html, junit.xml, manifest.json)" in got.stdout.str()
+    report = orjson.loads((out / "report.json").read_bytes())
+    assert [(r["name"], r["outcome"]) for r in report["scenarios"]] == [("ok", "met"), ("weak-push-unexpected", "not met")]
+    assert report["summary"]["expectations_met"] == 1 and report["summary"]["expectations_not_met"] == 1
+    manifest = orjson.loads((out / "manifest.json").read_bytes())
+    assert report["manifest"]["path"] == "manifest.json" and len(report["manifest"]["sha256"]) == 64
+    assert "traces/ok.sqlite" in orjson.dumps(manifest).decode()
+    assert ET.parse(out / "junit.xml").getroot().tag == "testsuites"
+    assert (out / "report.html").stat().st_size > 0
 
 
 def test_bad_input_is_a_collection_error_naming_file_line_field(pytester: pytest.Pytester) -> None:
@@ -255,7 +279,7 @@ def test_docs_example_runs(pytester: pytest.Pytester) -> None:
 @pytest.mark.slow  # three interpreters (~10 s on this machine under load)
 def test_xdist_two_workers_one_out_folder(pytester: pytest.Pytester) -> None:
     _scenarios(pytester, a=OK.format(name="a"), b=OK.format(name="b"))
-    got = pytester.runpytest_subprocess("-n", "2", "-p", "no:cacheprovider", "--croupier-out",
+    got = pytester.runpytest_subprocess("-n", "2", *LEAN[2:], "--croupier-out",
                                         str(pytester.path / "out"), "scenarios")
     got.assert_outcomes(passed=2)
     # the controller's one out folder, both workers' traces in it
