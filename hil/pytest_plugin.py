@@ -462,14 +462,16 @@ class BenchDevices:
 class CroupierBench:
     """The session's bench, as labgrid's ``target``: the bench file (``--croupier-bench``) and the
     Rules Submissions loaded once, and handles to run a scenario, a single round, or to hold the
-    bench's devices. Traces go to ``out_dir/fixture/<n>-<scenario>/traces``."""
+    bench's devices. Traces go to ``out_dir/fixture/<worker>-<n>-<scenario>/traces``."""
 
     def __init__(self, bench: Any, rules: Any, roulette_x: Any, out_dir: Path, seed: int | None = None,
-                 max_rounds: int | None = None, paths: tuple[Path | None, Path | None, Path | None] = (None,) * 3):
+                 max_rounds: int | None = None, paths: tuple[Path | None, Path | None, Path | None] = (None,) * 3,
+                 worker: str = "main"):
         self.bench, self.rules, self.roulette_x = bench, rules, roulette_x
         self.out_dir, self.seed, self.max_rounds = out_dir, seed, max_rounds
         self._paths = paths
         self._runs = itertools.count(1)
+        self.worker = worker
 
     @property
     def config(self) -> Any:
@@ -501,10 +503,21 @@ class CroupierBench:
                 rounds < loaded.scenario.rounds and hasattr(loaded, "cut_from_rounds")) else {}
             # a cut run, as --max-rounds cuts it: an expected FAIL not seen yet is NOT DECISIVE, not NOT MET
             loaded = dataclasses.replace(loaded, scenario=loaded.scenario.model_copy(update={"rounds": rounds}), **cut)
-        out = self.out_dir / "fixture" / f"{next(self._runs):03d}-{loaded.scenario.name}"
-        out.mkdir(parents=True, exist_ok=True)
+        out = self._new_run_dir(loaded.scenario.name)
         result = run_scenario(loaded, self.bench, self.rules, out, self.seed if seed is None else seed, self.roulette_x)
         return ScenarioRun(result, out / result["trace"] if result.get("trace") else None)
+
+    def _new_run_dir(self, name: str) -> Path:
+        """``out_dir/fixture/<worker>-<n>-<name>``, a folder no run had: never a trace written over
+        (an out folder given again, two xdist workers)."""
+        (self.out_dir / "fixture").mkdir(parents=True, exist_ok=True)
+        while True:
+            out = self.out_dir / "fixture" / f"{self.worker}-{next(self._runs):03d}-{name}"
+            try:
+                out.mkdir()
+                return out
+            except FileExistsError:
+                continue
 
     def round(self, scenario: Any, *, seed: int | None = None) -> ScenarioRun:
         """A single round of the scenario, checked (statistical checks stay indeterminate)."""
@@ -558,4 +571,6 @@ def croupier_bench(pytestconfig: pytest.Config) -> CroupierBench:
         bench, rules, rx = load_bench(s.bench), load_rules(s.rules), load_roulette_x_rules(s.roulette_x_rules)
     except ConfigError as exc:
         pytest.fail(f"croupier_bench: {exc}", pytrace=False)
-    return CroupierBench(bench, rules, rx, s.out, s.seed, s.max_rounds, (s.bench, s.rules, s.roulette_x_rules))
+    worker = (getattr(pytestconfig, "workerinput", None) or {}).get("workerid", "main")
+    return CroupierBench(bench, rules, rx, s.out, s.seed, s.max_rounds, (s.bench, s.rules, s.roulette_x_rules),
+                         worker)

@@ -264,6 +264,11 @@ def test_croupier_bench_fixture(pytester: pytest.Pytester) -> None:
     """))
     got = _run(pytester, "test_mine.py")
     got.assert_outcomes(passed=2)
+    # the same out folder again: a new run folder, no trace written over
+    _run(pytester, "test_mine.py", "-k", "one_round").assert_outcomes(passed=1)
+    runs = sorted(p.name for p in (pytester.path / "out" / "fixture").iterdir())
+    assert runs == ["main-001-ok", "main-002-ok"]
+    assert all((pytester.path / "out" / "fixture" / r / "traces" / "ok.sqlite").is_file() for r in runs)
 
 
 def test_docs_example_runs(pytester: pytest.Pytester) -> None:
