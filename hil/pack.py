@@ -206,20 +206,24 @@ def _version() -> str | None:
 
 
 def _chain(path: Path) -> dict[str, Any]:
-    """The trace's chain head and whether its chain holds (``hil.trace``'s chain API)."""
+    """The trace's chain head and whether its chain holds (``hil.trace``'s chain API, one pass)."""
     import hil.trace as trace
 
+    status_fn = getattr(trace, "chain_status", None)
     head_fn, verify_fn = getattr(trace, "chain_head", None), getattr(trace, "verify_chain", None)
-    if head_fn is None or verify_fn is None:
+    if status_fn is None and (head_fn is None or verify_fn is None):
         return {"chain_head": None, "chain": "unavailable: this version of hil.trace keeps no hash chain"}
     try:
-        breaks = verify_fn(path)
-        head = head_fn(path)
-    except (sqlite3.DatabaseError, OSError, ValueError, RuntimeError) as exc:
-        return {"chain_head": None, "chain": f"unreadable: {exc}"}
+        if status_fn is not None:
+            status = status_fn(path)
+            breaks, head, closed = status.breaks, status.head, getattr(status, "closed", True)
+        else:
+            breaks, head, closed = verify_fn(path), head_fn(path), True
+    except Exception as exc:  # noqa: BLE001 — a file no trace reader can open: said, never a crash
+        return {"chain_head": None, "chain": f"unreadable: {type(exc).__name__}: {exc}"}
     if breaks:
         return {"chain_head": head, "chain": "broken: " + "; ".join(f"round {b.round}: {b.message}" for b in breaks[:5])}
-    return {"chain_head": head, "chain": "intact"}
+    return {"chain_head": head, "chain": "intact" if closed else "intact, but never closed by its writer"}
 
 
 def write_manifest(out_dir: Path, inputs: list[Path]) -> str:
@@ -636,7 +640,20 @@ def _trace_problems(name: str, data: bytes, why: str, tmp: Path) -> list[Problem
     if not breaks:
         return [Problem(name, f"{why}; its hash chain still holds: the altered byte lies outside the rounds' "
                               "recorded content (SQLite page structure, an index, or free space)")]
-    return [Problem(name, f"{why}; hash chain broken: {b.message}", b.round) for b in breaks[:5]]
+    return _break_problems(name, f"{why}; hash chain broken", breaks)
+
+
+#: chain breaks named per trace (the rest counted): one damaged dictionary record can break hundreds
+MAX_BREAKS = 5
+
+
+def _break_problems(name: str, prefix: str, breaks: list) -> list[Problem]:
+    out = [Problem(name, f"{prefix}: {b.message}", b.round) for b in breaks[:MAX_BREAKS]]
+    if len(breaks) > MAX_BREAKS:
+        rounds = sorted({b.round for b in breaks[MAX_BREAKS:]})
+        out.append(Problem(name, f"and {len(breaks) - MAX_BREAKS} more chain break(s), in round(s) "
+                                 f"{rounds[0]}..{rounds[-1]}"))
+    return out
 
 
 def _load_json(name: str, data: bytes, problems: list[Problem]) -> Any:
@@ -735,8 +752,8 @@ def _meaning(v: Verification, contents: dict[str, bytes], seal: dict[str, Any], 
             problems.append(Problem(name, "cannot verify its hash chain: " + chain["chain"]))
             continue
         if chain["chain"] != "intact":
-            for b in (trace.verify_chain(p) if chain["chain"].startswith("broken") else []):
-                problems.append(Problem(name, f"hash chain broken: {b.message}", b.round))
+            breaks = trace.verify_chain(p) if chain["chain"].startswith("broken") else []
+            problems.extend(_break_problems(name, "hash chain broken", breaks))
             if not chain["chain"].startswith("broken"):
                 problems.append(Problem(name, chain["chain"]))
             continue

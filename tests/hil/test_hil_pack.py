@@ -28,11 +28,24 @@ SCENARIOS = [REPO / "scenarios" / "crazy_time" / "bonus_coin_flip.yaml",
              REPO / "scenarios" / "roulette" / "roulette_normal_play.yaml"]
 
 
+def _small_html(report: dict, out_dir: Path) -> Path:
+    """report.html without its plots (tests/hil/test_hil_html_report.py tests the real one): the
+    pack needs a file there, not matplotlib's few seconds."""
+    path = out_dir / "report.html"
+    path.write_text(f"<!doctype html><title>run</title><p>manifest {report['manifest']['sha256']}</p>\n")
+    return path
+
+
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory) -> Path:
     """Two scenarios, three rounds each, run in-process by `croupier run` (the manifest's caller)."""
     out = tmp_path_factory.mktemp("pack") / "out"
-    res = CliRunner().invoke(app, ["run", *map(str, SCENARIOS), "--max-rounds", "3", "--jobs", "1", "--out", str(out)])
+    with pytest.MonkeyPatch.context() as mp:
+        import hil.cli
+
+        mp.setattr(hil.cli, "_write_html", _small_html, raising=False)  # no matplotlib import either
+        res = CliRunner().invoke(app, ["run", *map(str, SCENARIOS), "--max-rounds", "3", "--jobs", "1",
+                                       "--out", str(out)])
     assert res.exit_code in (0, 1, 3), res.output
     assert (out / MANIFEST_NAME).is_file() and (out / "report.json").is_file()
     return out
@@ -107,13 +120,22 @@ def test_verify_passes_and_pack_is_deterministic(run_dir, pack_bytes, tmp_path):
     again = write_pack(run_dir, tmp_path / "again.tar").path.read_bytes()
     assert again == pack_bytes  # the same run gives the same bytes
     names = [n for n, _ in members(pack_bytes)]
-    assert names[:2] == [SEAL_NAME, "report.json"] and MANIFEST_NAME in names
+    html = ["report.html"] if (run_dir / "report.html").exists() else []
+    assert names[:4 + len(html)] == [SEAL_NAME, "report.json", *html, "junit.xml", MANIFEST_NAME]
     assert all(not n.startswith("/") and ".." not in n.split("/") for n in names)
     with tarfile.open(fileobj=io.BytesIO(pack_bytes)) as tf:
         assert {(m.mode, m.uid, m.gid, m.uname, m.gname) for m in tf.getmembers()} == {(0o644, 0, 0, "", "")}
         assert len({m.mtime for m in tf.getmembers()}) == 1
     res = CliRunner().invoke(app, ["verify", str(tmp_path / "again.tar")])
     assert res.exit_code == 0 and "verified" in res.output, res.output
+    res = CliRunner().invoke(app, ["verify", str(tmp_path / "again.tar"), "--expect-sha256", "ab" * 32])
+    assert res.exit_code == 1 and "not the" in res.output, res.output
+
+
+def test_a_long_member_name_is_split_as_ustar_says():
+    name = "inputs/" + "/".join(["d" * 40] * 3) + "/" + "f" * 60 + ".yaml"
+    with tarfile.open(fileobj=io.BytesIO(build_archive([(name, b"x: 1\n")], 0))) as tf:
+        assert tf.getnames() == [name] and tf.extractfile(name).read() == b"x: 1\n"
 
 
 def _expect_fail(data: bytes, offset: int, expected: str | None) -> None:
