@@ -28,7 +28,8 @@ class ConfigError(ValueError):
     def __init__(self, source: str, line: int | None, field: str, message: str) -> None:
         self.source, self.line, self.field, self.message = source, line, field, message
         where = f"{source}:{line}" if line else source
-        super().__init__(f"{where}: {field or '(file)'}: {message}")
+        # one sentence: where (file:line), the field when there is one, what is wrong
+        super().__init__(f"{where}: {field}: {message}" if field else f"{where}: {message}")
 
 
 def dotted(loc: Sequence[Any]) -> str:
@@ -195,7 +196,7 @@ def config_error(exc: pydantic.ValidationError, model: Any, source: str, lines: 
     loc, message = describe(first_error(exc.errors()), model)
     more = exc.error_count() - 1
     if more:
-        message += f" [and {more} more error{'s' * (more > 1)}]"
+        message += f"; the file has {more} more error{'s' * (more > 1)} after this one"
     loc = (*prefix, *loc)
     return ConfigError(source, lines.line(loc), dotted(loc), message)
 

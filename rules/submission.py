@@ -219,7 +219,8 @@ class RulesSubmissionError(ValueError):
 
     def __init__(self, source: str, field: str, line: int | None, message: str) -> None:
         self.source, self.field, self.line, self.message = source, field, line, message
-        super().__init__(f"{source}:{line if line is not None else '?'}: {field}: {message}")
+        where = f"{source}:{line}" if line is not None else source
+        super().__init__(f"{where}: {field}: {message}" if field else f"{where}: {message}")
 
 
 def _line_of(text: str, path: tuple[str, ...]) -> int | None:
@@ -233,13 +234,14 @@ def parse_toml_model(model: type[M], text: str, source: str = "<string>") -> M:
     unknown key or value: the nearest valid name; ``inf``/``nan``, an integer outside 64 bits or
     nesting deeper than ``rules.parsing.MAX_DEPTH``: refused before validation)."""
     if (deep := toml_nesting_line(text)) is not None:  # tomllib recurses per level
-        raise RulesSubmissionError(source, "(TOML syntax)", deep, f"nested deeper than {MAX_DEPTH} levels")
+        raise RulesSubmissionError(source, "", deep, f"TOML syntax: nested deeper than {MAX_DEPTH} levels")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        raise RulesSubmissionError(source, "(TOML syntax)", toml_error_line(e, text) or 1, toml_error_message(e)) from None
+        raise RulesSubmissionError(source, "", toml_error_line(e, text) or 1,
+                                   f"TOML syntax: {toml_error_message(e)}") from None
     except RecursionError:
-        raise RulesSubmissionError(source, "(TOML syntax)", None, f"nested deeper than {MAX_DEPTH} levels") from None
+        raise RulesSubmissionError(source, "", None, f"TOML syntax: nested deeper than {MAX_DEPTH} levels") from None
     if (problem := data_problem(data)) is not None:
         path = tuple(str(p) for p in problem[0])
         raise RulesSubmissionError(source, ".".join(path), _line_of(text, path), problem[1])
@@ -250,7 +252,7 @@ def parse_toml_model(model: type[M], text: str, source: str = "<string>") -> M:
         path = tuple(str(p) for p in loc)
         if e.error_count() > 1:
             more = e.error_count() - 1
-            message += f" [and {more} more error{'s' * (more > 1)}]"
+            message += f"; the file has {more} more error{'s' * (more > 1)} after this one"
         raise RulesSubmissionError(source, ".".join(path), _line_of(text, path), message) from None
     except RecursionError:
         raise RulesSubmissionError(source, "", None, f"nested deeper than {MAX_DEPTH} levels") from None

@@ -55,7 +55,8 @@ def test_toml_syntax_error_names_its_line():
     e = bench_error(BENCH + "[devices.unterminated\n")
     assert e.line == len((BENCH + "[devices.unterminated\n").splitlines())
     r = rules_error(RULES.replace("min_wager_cents = 10", "min_wager_cents = = 10"))
-    assert r.line == line_of(RULES, "min_wager_cents") and r.field == "(TOML syntax)"
+    assert r.line == line_of(RULES, "min_wager_cents") and r.field == "" and r.message.startswith("TOML syntax: ")
+    assert str(r).startswith(f"bad-rules.toml:{r.line}: TOML syntax: ")  # one sentence: no placeholder field
 
 
 def test_toml_duplicate_key_is_refused_with_its_line():

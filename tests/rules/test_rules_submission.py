@@ -118,7 +118,7 @@ def test_schema_2_is_refused():
 
 def test_toml_syntax_error_has_its_line():
     e = error(DEFAULT.replace('game = "crazy-time"', "game = crazy-time"))
-    assert e.line == line_of(DEFAULT, "game =") and "TOML" in e.field
+    assert e.line == line_of(DEFAULT, "game =") and e.field == "" and e.message.startswith("TOML syntax: ")
 
 
 @pytest.mark.parametrize("old, new, field", [
@@ -138,4 +138,4 @@ def test_invalid_values(old, new, field):
 
 def test_missing_table_has_no_line():
     e = error(DEFAULT[:DEFAULT.index("[limits]")])
-    assert e.field == "limits" and e.line is None and str(e).startswith("bench/rules.toml:?: limits: ")
+    assert e.field == "limits" and e.line is None and str(e).startswith("bench/rules.toml: limits: ")
