@@ -148,8 +148,8 @@ def run_inputs(scenarios: Iterable, bench, rules, roulette_x=None) -> list[Path]
                 found.append(p if p.is_file() else None)
         for inst in bench.config.instruments.values():
             backend = getattr(inst, "backend", "") or ""
-            if backend.endswith("@sim") and len(backend) > 4:
-                p = _relative(backend.removesuffix("@sim"), bench.source)
+            if backend.endswith("@sim") and len(backend) > 4:  # pyvisa-sim opens it as given (hil.transport.visa)
+                p = Path(backend.removesuffix("@sim"))
                 found.append(p if p.is_file() else None)
     seen, out = set(), []
     for p in found:

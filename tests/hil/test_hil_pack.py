@@ -314,3 +314,23 @@ def test_pack_refuses_a_run_folder_changed_since_its_manifest(run_dir, tmp_path)
     assert res.exit_code == 2 and "changed since the run" in res.output and trace.name in res.output, res.output
     res = CliRunner().invoke(app, ["pack", str(tmp_path / "nowhere")])
     assert res.exit_code == 2 and "report.json" in res.output
+
+
+def test_run_inputs_include_the_benchs_register_maps_and_visa_file(tmp_path):
+    """A bench's vendor register map (relative to the bench file), the shipped map of another Modbus
+    device, and a VISA simulation file: every file the bench makes the run read."""
+    from hil.bench import load_bench
+    from hil.pack import run_inputs
+    from hil.runner import load_rules
+
+    shutil.copy(REPO / "hil" / "wire" / "maps" / "wagering.toml", tmp_path / "vendor.toml")
+    shutil.copy(REPO / "hil" / "data" / "visa" / "counter.yaml", tmp_path / "counter.yaml")
+    (tmp_path / "bench.toml").write_text(
+        'schema = 1\nname = "lab"\n'
+        '[devices.wagering]\nkind = "modbus"\nurl = "tcp://127.0.0.1:5020"\nregister_map = "vendor.toml"\n'
+        '[devices.wheel]\nkind = "modbus"\nurl = "tcp://127.0.0.1:5021"\n'
+        f'[instruments.lockout_counter]\nresource = "GPIB0::3::INSTR"\nbackend = "{tmp_path / "counter.yaml"}@sim"\n')
+    found = {p.resolve() for p in run_inputs([], load_bench(tmp_path / "bench.toml"), load_rules())}
+    assert {(tmp_path / n).resolve() for n in ("bench.toml", "vendor.toml", "counter.yaml")} <= found
+    assert (REPO / "hil" / "wire" / "maps" / "money_wheel.toml").resolve() in found
+    assert any(p.parent.name == "data" and p.parent.parent.name == "rules" for p in found)
