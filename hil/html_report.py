@@ -23,6 +23,9 @@ from hil.plots import PLOT_KINDS, Figure, figure_id, plot_scenario, select
 
 #: below this many traces to plot, the figures are drawn in this process (a pool costs ~1 s to start)
 POOL_FROM = 4
+#: ``CROUPIER_REPORT_PLOTS=0``: the page without its plots (the test suite's many small runs set it:
+#: tests/conftest.py; tests/hil/test_hil_html_report.py draws them)
+PLOTS_ENV = "CROUPIER_REPORT_PLOTS"
 
 _CSS = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;margin:0;color:#1a202c;background:#f7fafc}
@@ -34,7 +37,7 @@ h2{border-bottom:2px solid #cbd5e0;padding-bottom:3px;margin-top:28px}h3{margin:
 table{border-collapse:collapse;background:#fff;margin:6px 0 12px;font-size:12.5px}
 th,td{border:1px solid #e2e8f0;padding:3px 7px;text-align:left;vertical-align:top}th{background:#edf2f7}
 td.n{text-align:right;font-variant-numeric:tabular-nums}
-#verdicts td:first-child{white-space:nowrap}
+#verdicts td:first-child,#coverage td:first-child{white-space:nowrap}
 .met,.pass,.fault-proven{color:#22543d;background:#c6f6d5}.notmet,.fail,.not-covered{color:#742a2a;background:#fed7d7}
 .notdecisive,.indeterminate,.checked{color:#744210;background:#fefcbf}.notapplicable,.out-of-scope{color:#4a5568;background:#e2e8f0}
 .badge{display:inline-block;padding:0 6px;border-radius:3px;font-size:12px;font-weight:600}
@@ -96,7 +99,13 @@ def _fmt(v: Any) -> str:
     return e(v)
 
 
+def plots_enabled() -> bool:
+    return os.environ.get(PLOTS_ENV, "1").strip().lower() not in ("0", "no", "false", "off")
+
+
 def _figures(report: dict[str, Any], out_dir: Path, jobs: int | None = None) -> list[Figure]:
+    if not plots_enabled():
+        return []
     picks = select(report)
     by_name = {s["name"]: s for s in report.get("scenarios", ())}
     work = []
@@ -198,6 +207,8 @@ def render(report: dict[str, Any], figures: list[Figure]) -> str:
     w("<section id=\"plots\"><h2>Plots</h2><p class=\"muted\">Drawn from the traces by the checks' own code "
       "(hil/plots.py): per plot kind, the table's headline scenario, and the scenarios where the check failed. "
       "docs/report.md says how each is derived.</p>")
+    if not plots_enabled():
+        w(f"<p class=\"err\">Plots not drawn: {PLOTS_ENV}={e(os.environ.get(PLOTS_ENV))}.</p>")
     for kind, (title, _ids) in PLOT_KINDS.items():
         mine = [f for f in figures if f.kind == kind]
         w(f"<h3 id=\"{anchor('plots', kind)}\">{e(title)}</h3>")
@@ -329,7 +340,8 @@ def _traceability(w, report: dict[str, Any]) -> None:
     statuses = ("fault-proven", "checked", "out of scope", "not covered")
     counts = cc.get("counts") or {}
     if counts:
-        w("<p>" + ", ".join(f"{badge(k)} {e(v)}" for k, v in counts.items()) + "</p>")
+        w(f"<p><b>{e(counts.get('clauses', ''))} clauses</b> of the supplied sections in this run: "
+          + ", ".join(f"{e(counts.get(k, 0))} {badge(k)}" for k in statuses) + "</p>")
     for title, key in (("by game", "by_game"), ("by section", "by_section")):
         rows = cc.get(key) or {}
         if not rows:
@@ -340,7 +352,7 @@ def _traceability(w, report: dict[str, Any]) -> None:
             w(f"<tr><td>{e(name)}</td>" + "".join(f"<td class=\"n\">{e(c.get(s, 0))}</td>" for s in statuses) + "</tr>")
         w("</table>")
     if cov:
-        w("<h3>Checks: section, clauses, proven able to fail by</h3><table><tr><th>check</th><th>section</th>"
+        w("<h3>Checks: section, clauses, proven able to fail by</h3><table id=\"coverage\"><tr><th>check</th><th>section</th>"
           "<th>clauses</th><th>failed as expected in</th></tr>")
         for cid, c in sorted(cov.items()):
             proven = c.get("failed_as_expected_by") or []

@@ -10,6 +10,11 @@ import time
 
 import pytest
 
+# The HTML report's plots cost ~1-3 s of CPU per `croupier run` (matplotlib, a re-read of the traces): the
+# suite's many small runs write report.html without them (and say so on the page);
+# tests/hil/test_hil_html_report.py draws them (docs/report.md).
+os.environ.setdefault("CROUPIER_REPORT_PLOTS", "0")
+
 #: How long a test's sockets may take to close after it returned (an event loop's transports
 #: close on the loop's next turn; a peer's FIN may still be in flight).
 SOCKET_GRACE_S = 1.0

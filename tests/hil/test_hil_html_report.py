@@ -19,7 +19,7 @@ import pytest
 from typer.testing import CliRunner
 
 from hil.cli import app
-from hil.html_report import anchor, render
+from hil.html_report import PLOTS_ENV, anchor, render
 from hil.plots import PLOT_KINDS, plot_scenario, select
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,8 +34,16 @@ FORBIDDEN_TAGS = {"link", "iframe", "img", "object", "embed", "base", "frame", "
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
     out = tmp_path_factory.mktemp("html-run")
-    res = CliRunner().invoke(app, ["run", *[str(ROOT / s) for s in SCENARIOS], "--out", str(out), "--max-rounds", "5",
-                                   "--jobs", "1", "-q"])
+    before = os.environ.get(PLOTS_ENV)
+    os.environ[PLOTS_ENV] = "1"  # tests/conftest.py turns the plots off for the suite's other runs
+    try:
+        res = CliRunner().invoke(app, ["run", *[str(ROOT / s) for s in SCENARIOS], "--out", str(out),
+                                       "--max-rounds", "5", "--jobs", "1", "-q"])
+    finally:
+        if before is None:
+            os.environ.pop(PLOTS_ENV, None)
+        else:
+            os.environ[PLOTS_ENV] = before
     assert res.exit_code in (0, 3), res.output  # met, or not decisive on five rounds: never a failure
     report = json.loads((out / "report.json").read_text())
     page = out / "report.html"
@@ -129,6 +137,15 @@ def test_an_unreadable_trace_is_a_figure_saying_so(tmp_path):
     (tmp_path / "t.sqlite").write_bytes(b"not a trace")
     figs = plot_scenario(("x", str(tmp_path / "t.sqlite"), [("lockout", "CT-lockout")], {}))
     assert len(figs) == 1 and figs[0].error and not figs[0].svg
+
+
+def test_without_plots_the_page_says_so(run, monkeypatch):
+    _out, report, _page = run
+    monkeypatch.setenv(PLOTS_ENV, "0")
+    from hil.html_report import _figures
+
+    assert _figures(report, _out) == []
+    assert "Plots not drawn: CROUPIER_REPORT_PLOTS=0" in render(report, [])
 
 
 def test_the_manifest_hash_is_shown_and_its_absence_said(run):
