@@ -183,7 +183,7 @@ def _encode(rnd: int, first_seq: int, rows: list[tuple], state: bytes | None) ->
     is not finite; ``wall_ns``: the first, then differences."""
     templates: dict[tuple, int] = {}
     specs: list[list[Any]] = []
-    columns: list[list[list[Any]]] = []
+    members: list[list[Any]] = []  # per template: its events' payloads, in order
     which: list[int] = []
     for _, _, _, device, kind, payload in rows:
         keys = tuple(payload) if isinstance(payload, dict) else None
@@ -191,14 +191,12 @@ def _encode(rnd: int, first_seq: int, rows: list[tuple], state: bytes | None) ->
         if i is None:
             i = templates[(device, kind, keys)] = len(specs)
             specs.append([device, kind, None if keys is None else list(keys)])
-            columns.append([[] for _ in range(1 if keys is None else len(keys))])
+            members.append([])
         which.append(i)
-        cols = columns[i]
-        if keys is None:
-            cols[0].append(payload.decode("utf-8", "replace") if isinstance(payload, bytes) else str(payload))
-        else:
-            for col, value in zip(cols, payload.values()):
-                col.append(value)
+        members[i].append(payload)
+    columns = [[list(col) for col in zip(*(p.values() for p in ps))] if spec[2] is not None
+               else [[p.decode("utf-8", "replace") if isinstance(p, bytes) else str(p) for p in ps]]
+               for spec, ps in zip(specs, members)]
     rounds: int | list[int] = [r[0] - rnd for r in rows]
     if not any(rounds):
         rounds = 0
@@ -212,6 +210,17 @@ def _encode(rnd: int, first_seq: int, rows: list[tuple], state: bytes | None) ->
     walls[1:] = [b - a for a, b in zip(walls, walls[1:])]
     return b"\n".join((orjson.dumps([specs, which, columns], option=orjson.OPT_NON_STR_KEYS), state or b"",
                        orjson.dumps([RECORD_VERSION, rnd, first_seq, rounds, times, walls, state is not None])))
+
+
+def _read_back(pending: list[tuple]) -> list[tuple]:
+    """The writer's pending events with each payload as its JSON read back (one parse for all), which
+    re-dumps to the text recorded; the text itself where it would not (no object, or two keys alike
+    once strings)."""
+    if not pending:
+        return []
+    values = orjson.loads(b"[" + b",".join([p[5] for p in pending]) + b"]")
+    return [(r, t, w, d, k, v if isinstance(v, dict) and len(v) == n else text)
+            for (r, t, w, d, k, text, n), v in zip(pending, values)]
 
 
 def _payload(text: str) -> Any:
@@ -398,14 +407,8 @@ class TraceWriter:
             text = orjson.dumps(payload or {}, option=_JSON_OPTIONS)
         except TypeError:  # orjson.JSONEncodeError: "Integer exceeds 64-bit range"
             text = orjson.dumps(_wide_ints(payload or {}), option=_JSON_OPTIONS)
-        # kept as the JSON read back (a copy: the caller may change its dict later), which re-dumps to
-        # ``text``; as the text itself where it would not (no object, or two keys alike once strings)
-        stored = orjson.loads(text)
-        if not (isinstance(stored, dict) and isinstance(payload or {}, dict) and len(stored) == len(payload or {})):
-            stored = text
-        self._pending.append(
-            (self.round, self.clock.now if self.clock else 0.0, time.time_ns(), device, kind, stored)
-        )
+        self._pending.append((self.round, self.clock.now if self.clock else 0.0, time.time_ns(), device, kind, text,
+                              len(payload or {}) if isinstance(payload or {}, dict) else -1))
         if self._declarations_round != self.round:
             self._declarations_round = self.round
             self.clock_declarations.new_round()
@@ -427,7 +430,7 @@ class TraceWriter:
         if self._pending or state is not None:
             state_bytes = None if state is None else orjson.dumps(state, option=orjson.OPT_NON_STR_KEYS)
             first = self._seq - len(self._pending) + 1
-            raw = _encode(self.round, first, self._pending, state_bytes)
+            raw = _encode(self.round, first, _read_back(self._pending), state_bytes)
             link = hashlib.sha256(self._link + raw).digest()
             n = self._commits + 1
             zd = self._zdict
