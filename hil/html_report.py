@@ -12,14 +12,18 @@ findings, the plots, the traceability matrix, the provenance and the manifest's 
 from __future__ import annotations
 
 import html
+import logging
 import os
 import re
+import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from hil.plots import PLOT_KINDS, Figure, figure_id, plot_scenario, select
+
+_log = logging.getLogger("croupier.report")
 
 #: below this many traces to plot, the figures are drawn in this process (a pool costs ~1 s to start)
 POOL_FROM = 4
@@ -379,9 +383,12 @@ def write_html(report: dict[str, Any], out_dir: Path, *, jobs: int | None = None
     """Write ``out_dir/report.html`` for ``report`` (``report.json``'s content), its plots drawn from
     the traces under ``out_dir``; returns its path."""
     out_dir = Path(out_dir)
+    started = time.perf_counter()
     figures = _figures(report, out_dir, jobs)
     path = out_dir / "report.html"
     tmp = path.with_suffix(".html.tmp")
     tmp.write_text(render(report, figures), encoding="utf-8")
     tmp.replace(path)
+    _log.info("wrote %s", path, extra={"figures": len(figures), "bytes": path.stat().st_size,
+                                       "duration_s": round(time.perf_counter() - started, 3)})
     return path

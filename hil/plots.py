@@ -27,12 +27,14 @@ from typing import Any
 PLOT_KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "lockout": ("Lock-out latency bracket per round against the budget",
                 ("CT-lockout", "RU-617b.4c2-lockout", "BJ-633b.17c2-lockout")),
-    "timing": ("Top Slot start offset from the wheel's start", ("CT-690.3-top-slot",)),
+    "timing": ("Timing distributions: Top Slot start offsets, lock-out latencies",
+               ("CT-690.3-top-slot", "CT-lockout", "RU-617b.4c2-lockout", "BJ-633b.17c2-lockout")),
     "chi2": ("Observed against expected count per section (χ²)", ("CT-690.1a-section-chi2", "RW-pocket-chi2")),
     "rtp": ("Return to player against the exact value", ("CT-690.2e-settlement",)),
     "meter": ("Progressive meter timeline", ("BJ-meter-accounting", "RU-617b.4h2-meter")),
     "void": ("Void spins, respins and void rounds", ("EVIDENCE-link",)),
 }
+LOCKOUT_IDS = PLOT_KINDS["lockout"][1]
 #: fault scenarios (the check failed as expected) drawn per check beside the headline
 MAX_EXPECTED_FAILURES = 2
 #: scenarios that failed the check unexpectedly drawn per check (each one is news to the lab)
@@ -49,7 +51,7 @@ def _m(check: dict[str, Any], name: str) -> Any:
 
 def _has_data(kind: str, c: dict[str, Any]) -> float:
     """How much evidence a report's check holds for ``kind`` (0: nothing to draw)."""
-    if kind == "lockout":
+    if kind == "lockout" or (kind == "timing" and c["id"] in LOCKOUT_IDS):
         return float(_m(c, "rounds_bracketed") or 0) or (1.0 if c["verdict"] == "fail" else 0.0)
     if kind == "timing":
         return float(_m(c, "rounds_settled") or 0) if _m(c, "start_offset_worst") is not None else 0.0
@@ -88,6 +90,8 @@ def select(report: dict[str, Any]) -> dict[str, list[tuple[str, str]]]:
                 s, _c, _a = max(pool, key=lambda x: (x[2], -(x[0].get("stats") or {}).get("rounds", 0)))
                 chosen.append(s["name"])
             failed = [(s, c, a) for s, c, a in cands if c["verdict"] == "fail"]
+            if kind == "timing" and cid in LOCKOUT_IDS:
+                failed = []  # a failed lock-out is drawn round by round (kind "lockout"); its histogram adds nothing
             if any(a > 1 for _s, _c, a in failed):  # a failure with evidence to draw, rather than a verdict alone
                 failed = [x for x in failed if x[2] > 1]
             expected = [x for x in failed if cid in x[0].get("expected_failures", ())]
@@ -204,21 +208,22 @@ def extract(trace: Path, wanted: list[tuple[str, str]]) -> dict[tuple[str, str],
     its series; (kind, check id) -> the check after the last round (``series`` set where a hook ran)."""
     from hil.checks import _result, checks_for, observe_checks
 
-    ids = {cid: kind for kind, cid in wanted}
+    kinds: dict[str, list[str]] = {}
+    for kind, cid in wanted:
+        kinds.setdefault(cid, []).append(kind)
 
     def make(game: str, config) -> list:
         out = []
         for cls in checks_for(game):
-            if cls.id in ids:
-                hook = _HOOKS.get(ids[cls.id])
+            if cls.id in kinds:
+                hook = next((_HOOKS[k] for k in kinds[cls.id] if k in _HOOKS), None)
                 out.append((_recording(cls, hook) if hook else cls)(config))
         return out
 
     checks = observe_checks(trace, make=make)
-    found = {(ids[c.id], c.id): c for c in checks}
-    for c in found.values():
+    for c in checks:
         c.plot_result = _result(c)  # the verdict of this very pass
-    return found
+    return {(kind, c.id): c for c in checks for kind in kinds[c.id]}
 
 
 # ------------------------------------------------------------------------ drawing
@@ -299,6 +304,8 @@ def _lockout(plt, c, scenario: str) -> tuple[Any, str, dict]:
 
 
 def _timing(plt, c, scenario: str) -> tuple[Any, str, dict]:
+    if c.id in LOCKOUT_IDS:
+        return _latency_hist(plt, c, scenario)
     tol_ms = c.config.top_slot_start_tolerance_s * 1e3
     offs = [o * 1e3 for o in c.offsets]
     fig, ax = plt.subplots(figsize=(7.2, 2.4))
@@ -316,6 +323,29 @@ def _timing(plt, c, scenario: str) -> tuple[Any, str, dict]:
     cap = (f"Distribution of the Top Slot's start offset from the wheel's start over every spin attempt "
            f"(§ 690.3(c): spun concurrently){'' if worst is None else f'; worst {worst:+.3f} ms'}.")
     return fig, cap, {"offsets_ms": offs, "tolerance_ms": tol_ms}
+
+
+def _latency_hist(plt, c, scenario: str) -> tuple[Any, str, dict]:
+    """The distribution of the lock-out latency brackets (``Lockout.brackets``): their lower ends (the
+    latest accepted press) and upper ends (the first locked-out one), against the budget."""
+    budget_ms = c.config.lockout_budget_s * 1e3
+    lo = [b[0] * 1e3 for b in c.brackets.values()]
+    hi = [b[1] * 1e3 for b in c.brackets.values()]
+    fig, ax = plt.subplots(figsize=(7.2, 2.4))
+    if lo:
+        top = max(hi + [budget_ms])
+        bins = [top * 1.05 * i / 50 for i in range(51)]
+        ax.hist(lo, bins=bins, histtype="step", color="#2b6cb0", lw=1.2, label="lower end (last press accepted)")
+        ax.hist(hi, bins=bins, histtype="step", color="#805ad5", lw=1.2, label="upper end (first press locked out)")
+    ax.axvline(budget_ms, color="#c53030", ls="--", lw=1, label=f"budget {budget_ms:.3f} ms")
+    ax.set_xlabel("lock-out latency after the command (ms)")
+    ax.set_ylabel("rounds")
+    ax.legend(loc="lower left", bbox_to_anchor=(0, 1.0), ncol=3)
+    over = sum(1 for x in lo if x > budget_ms)
+    cap = (f"Distribution over {len(lo)} bracketed rounds of the lock-out latency bracket {c.id} derives per round "
+           f"(its lower and upper ends); {over} round(s) with the lower end over the budget. The per-round view is "
+           "in the lock-out plot of the same scenario.")
+    return fig, cap, {"lower_ms": lo, "upper_ms": hi, "budget_ms": budget_ms}
 
 
 def _chi2(plt, c, scenario: str) -> tuple[Any, str, dict]:

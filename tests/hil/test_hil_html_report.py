@@ -116,21 +116,23 @@ def test_the_plotted_values_are_the_checks_own(run):
     picks = select(report)
     assert "normal-play" in picks
     s = by["normal-play"]
-    figs = {f.kind: f for f in plot_scenario(("normal-play", str(out / s["trace"]), picks["normal-play"], {}))}
+    figs = {(f.kind, f.check_id): f for f in plot_scenario(("normal-play", str(out / s["trace"]), picks["normal-play"], {}))}
     meas = {c["id"]: {m["name"]: m for m in c["measurements"]} for c in s["checks"]}
-    lock = figs["lockout"].data
+    lock = figs["lockout", "CT-lockout"].data
     assert len(lock["rounds"]) == meas["CT-lockout"]["rounds_bracketed"]["value"]
     if lock["rounds"]:
         worst = meas["CT-lockout"]["lockout_latency_max"]["bracket"]
         assert max(lock["lower_ms"]) == pytest.approx(worst[0] * 1e3)
         assert max(lock["upper_ms"]) == pytest.approx(worst[1] * 1e3)
-    chi2 = figs["chi2"].data["pooled"]
+    chi2 = figs["chi2", "CT-690.1a-section-chi2"].data["pooled"]
     assert sum(chi2["observed"]) == meas["CT-690.1a-section-chi2"]["spins"]["value"]
-    offs = figs["timing"].data["offsets_ms"]
+    offs = figs["timing", "CT-690.3-top-slot"].data["offsets_ms"]
     assert max(offs, key=abs) == pytest.approx(meas["CT-690.3-top-slot"]["start_offset_worst"]["value"] * 1e3)
-    rtp = figs["rtp"].data
+    rtp = figs["rtp", "CT-690.2e-settlement"].data
     assert len(rtp["rounds"]) == meas["CT-690.2e-settlement"]["rounds_settled"]["value"]
     assert all(0.5 < x < 1.0 for x in rtp["exact"])  # the exact RTP of the wagers made (rules/rtp.py)
+    hist = figs["timing", "CT-lockout"].data  # the latency distribution: the same brackets
+    assert sorted(hist["lower_ms"]) == sorted(lock["lower_ms"]) and sorted(hist["upper_ms"]) == sorted(lock["upper_ms"])
 
 
 def test_an_unreadable_trace_is_a_figure_saying_so(tmp_path):
