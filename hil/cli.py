@@ -1,7 +1,7 @@
 """``croupier`` — the command line.
 
     croupier run [PATH ...] [--bench FILE] [--rules FILE] [--roulette-x-rules FILE] [--seed N] [--out DIR]
-                 [--jobs N] [--resume] [--max-rounds N]
+                 [--jobs N] [--resume] [--max-rounds N] [-q | -v | -vv] [--log-file FILE]
     croupier rtp crazy-time [--rules FILE] [--json]
     croupier rtp roulette-up [--paytable A..E|P1..P7] [--wheel single|double] [--json]   (none: all)
     croupier rtp roulette-x [--paytable A|B] [--wheel single|double] [--rules FILE] [--json]
