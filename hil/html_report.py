@@ -18,6 +18,7 @@ import re
 import time
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
@@ -112,11 +113,13 @@ def _figures(report: dict[str, Any], out_dir: Path, jobs: int | None = None) -> 
         return []
     picks = select(report)
     by_name = {s["name"]: s for s in report.get("scenarios", ())}
-    work = []
+    work, missing = [], []
     for name, wanted in picks.items():
         s = by_name[name]
         trace = out_dir / s["trace"]
-        if not trace.exists():
+        if not trace.exists():  # said on the page, in place of the figures
+            missing += [Figure(k, name, cid, PLOT_KINDS[k][0], "", None, error=f"no trace at {s['trace']}")
+                        for k, cid in wanted]
             continue
         work.append((name, str(trace), wanted, {c["id"]: c["verdict"] for c in s.get("checks", ())}))
     # the longest traces first, so two workers finish together
@@ -125,11 +128,15 @@ def _figures(report: dict[str, Any], out_dir: Path, jobs: int | None = None) -> 
     if workers > 1 and len(work) >= POOL_FROM:
         from hil.runner import _worker_init  # a worker dies with the run that started it
 
-        with ProcessPoolExecutor(workers, initializer=_worker_init, initargs=(os.getpid(),)) as pool:
-            done = list(pool.map(plot_scenario, work))
+        try:
+            with ProcessPoolExecutor(workers, initializer=_worker_init, initargs=(os.getpid(),)) as pool:
+                done = list(pool.map(plot_scenario, work))
+        except BrokenProcessPool:  # a worker died (killed, out of memory): draw them here instead
+            _log.warning("a plotting worker died; drawing the plots in this process")
+            done = [plot_scenario(w) for w in work]
     else:
         done = [plot_scenario(w) for w in work]
-    return [f for figs in done for f in figs]
+    return [f for figs in done for f in figs] + missing
 
 
 def render(report: dict[str, Any], figures: list[Figure]) -> str:

@@ -135,10 +135,18 @@ def test_the_plotted_values_are_the_checks_own(run):
     assert sorted(hist["lower_ms"]) == sorted(lock["lower_ms"]) and sorted(hist["upper_ms"]) == sorted(lock["upper_ms"])
 
 
-def test_an_unreadable_trace_is_a_figure_saying_so(tmp_path):
+def test_an_unreadable_or_missing_trace_is_a_figure_saying_so(run, tmp_path, monkeypatch):
     (tmp_path / "t.sqlite").write_bytes(b"not a trace")
     figs = plot_scenario(("x", str(tmp_path / "t.sqlite"), [("lockout", "CT-lockout")], {}))
     assert len(figs) == 1 and figs[0].error and not figs[0].svg
+    _out, report, _page = run
+    from hil.html_report import _figures
+
+    monkeypatch.setenv(PLOTS_ENV, "1")
+    figs = _figures(report, tmp_path)  # no traces there
+    assert figs and all(f.error and f.error.startswith("no trace at ") for f in figs)
+    page = render(report, figs)
+    assert "not drawn — no trace at traces/normal-play.sqlite" in page
 
 
 def test_without_plots_the_page_says_so(run, monkeypatch):
