@@ -49,6 +49,7 @@ import asyncio
 import dataclasses
 import json
 import logging
+import os
 import signal
 import sys
 import threading
@@ -120,7 +121,7 @@ def _raw_params(pairs: list[str]) -> dict[str, str]:
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep:
-            raise SystemExit(f"--param {pair!r}: expected NAME=VALUE")
+            raise SystemExit(f"error: --param {pair!r}: expected NAME=VALUE")
         raw[key.strip()] = value.strip()
     return raw
 
@@ -138,14 +139,20 @@ class DeviceHost:
         self.rmap = None
         if self.wire == "modbus":
             map_name = DEVICES[args.device][0]
-            self.rmap = load_register_map(args.register_map, map_name) if args.register_map else default_map(map_name)
+            try:
+                self.rmap = (load_register_map(args.register_map, map_name) if args.register_map
+                             else default_map(map_name))
+            except ValueError as exc:  # hil.config.ConfigError: the file, its line and field
+                raise SystemExit(f"error: --register-map: {exc}") from None
         self.par = None  # what the device draws from: the Top Slot's PAR, the board's or illuminator's Rules Submission
         if args.device in ("top-slot", "multiplier-board", "illuminator"):
             load = {"top-slot": load_par, "multiplier-board": load_rules, "illuminator": load_roulette_x}[args.device]
             try:
                 self.par = load(args.rules)
-            except (OSError, RulesSubmissionError) as exc:
-                raise SystemExit(f"--rules: {exc}") from None
+            except OSError as exc:
+                raise SystemExit(f"error: --rules {args.rules}: cannot read: {exc.strerror or exc}") from None
+            except RulesSubmissionError as exc:
+                raise SystemExit(f"error: --rules: {exc}") from None
         wants_truth = args.truth_file and args.device == "wagering"  # the other devices ignore --truth-file
         self.truth_file = open(args.truth_file, "a", encoding="utf-8") if wants_truth else None  # noqa: SIM115
         #: the newest lock-outs' truth for the control endpoint (bounded; --truth-file keeps them all)
@@ -161,7 +168,7 @@ class DeviceHost:
         try:
             self.glue, self.params = self.make(_raw_params(args.param), args.seed, self.par)
         except ValueError as exc:
-            raise SystemExit(f"{args.device}: {exc}") from None
+            raise SystemExit(f"error: {args.device}: {exc}") from None
 
     def truth(self, record: dict) -> None:
         self.truth_records.append(record)
@@ -356,7 +363,12 @@ def _serve_serial(args: SimpleNamespace) -> None:
         pair = open_pty()
         port, where = FdPort(pair.master_fd), pair.peer_path
     else:
-        port, where = UrlPort(args.serial, args.baudrate or 115_200), args.serial
+        try:
+            port, where = UrlPort(args.serial, args.baudrate or 115_200), args.serial
+        except (OSError, ValueError) as exc:  # serial.SerialException is an OSError
+            host.close()
+            why = os.strerror(exc.errno) if isinstance(getattr(exc, "errno", None), int) else str(exc)
+            raise SystemExit(f"error: --serial {args.serial}: cannot open: {why}") from None
     if host.supervisor_key is not None:
         where = with_key(where, host.supervisor_key)
     stop = threading.Event()

@@ -218,14 +218,22 @@ def generator(seed: int | dict[str, Any]) -> Any:
 
 
 def validate_params(cls: type, raw: dict[str, Any]) -> Any:
+    """``cls`` (a params dataclass) from ``raw``; ValueError naming the parameter and what is wrong,
+    in one sentence (an unknown name with the nearest known one)."""
     known = {f.name for f in dataclasses.fields(cls)}
     if unknown := sorted(set(raw) - known):
-        raise ValueError(f"unknown parameter(s) {unknown}")
+        import difflib
+
+        hints = [f"{u!r}" + (f" (did you mean {near[0]!r}?)" if (near := difflib.get_close_matches(u, known, 1))
+                             else "") for u in unknown]
+        raise ValueError(f"unknown parameter{'s' * (len(unknown) > 1)} {', '.join(hints)}")
     try:
         return pydantic.TypeAdapter(cls).validate_python(raw)
     except pydantic.ValidationError as exc:
         err = exc.errors()[0]
-        raise ValueError(f"{'.'.join(map(str, err['loc']))}: {err['msg']}") from None
+        msg = str(err["msg"]).removeprefix("Value error, ")  # pydantic's prefix for a validator's ValueError
+        where = ".".join(map(str, err["loc"]))
+        raise ValueError(f"{where}: {msg}" if where else msg) from None
 
 
 class ControlServer:

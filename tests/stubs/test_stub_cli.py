@@ -23,6 +23,7 @@ from firmware_stubs.__main__ import DEVICES, app, main
 from firmware_stubs.launch import _first_line, end, launch
 
 CROUPIER = Path(sys.executable).with_name("croupier")
+README = Path(__file__).resolve().parents[2] / "README.md"
 ENV = {**os.environ, "COLUMNS": "120", "TERM": "dumb"}
 
 
@@ -82,6 +83,22 @@ def test_bad_input_is_one_error_line_and_exit_2(argv, message, capsys):
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and message in err and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["wagering", "--pty", "--param", "lockout_latency_mean_s=-1"], "error: wagering: lockout_latency_mean_s must be > 0"),
+    (["wagering", "--pty", "--param", "lockout_latncy_mean_s=1"], "did you mean 'lockout_latency_mean_s'?"),
+    (["wagering", "--modbus", "tcp://127.0.0.1:0", "--register-map", str(README)],
+     f"error: --register-map: {README}:3: TOML syntax: "),
+    (["top-slot", "--modbus", "tcp://127.0.0.1:0", "--rules", "/nonexistent/rules.toml"],
+     "error: --rules /nonexistent/rules.toml: cannot read: No such file or directory"),
+    (["wagering", "--serial", "/nonexistent/tty"], "error: --serial /nonexistent/tty: cannot open: No such file"),
+])
+def test_a_device_that_cannot_be_built_is_one_error_line_never_a_traceback(argv, says):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert str(exc.value).startswith("error: ") and says in str(exc.value), exc.value
+    assert ": :" not in str(exc.value) and "Value error" not in str(exc.value)
 
 
 def test_an_unknown_option_is_exit_2(capsys):
