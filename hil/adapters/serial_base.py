@@ -81,7 +81,10 @@ class SerialAdapterBase(DeviceClockTracking):
         try:
             self.link.open()
         except Exception as exc:  # noqa: BLE001 — pyserial raises several types for a bad URL
-            raise ConnectionError(f"{self.name}: cannot open {self.url}: {exc}") from exc
+            from hil.transport.serial import open_failure
+
+            # the bench names the role and the URL (hil.bench._refused_at_connect): said once
+            raise ConnectionError(f"the port did not open ({open_failure(exc)})") from exc
         try:
             samples = [ClockSample.of(self.env, *self._round_trip()) for _ in range(HELLO_SAMPLES)]
             self._clock_started(samples, f"{self.name} at {self.url}")

@@ -49,7 +49,7 @@ from devices.roulette_wheel import GameVoid, WheelGame, pocket_order
 from hil.clock import WallClockEnvironment
 from hil.transport.ioloop import IoLoop
 from hil.transport.lines import LineLink
-from hil.transport.serial import SerialWireError
+from hil.transport.serial import SerialWireError, open_failure
 from hil.wire.lines import Line
 from hil.wire.slingshot import (BAUDRATE, DIRECTIONS, START, STATUS_REQUEST, Game, GameTracker, LineError, Status,
                                 WheelLine, parse_line, pocket_of)
@@ -126,7 +126,8 @@ class SlingshotRouletteWheel:
         try:
             self.link.open()
         except Exception as exc:  # noqa: BLE001 — pyserial raises several types for a bad URL
-            raise ConnectionError(f"{self.name}: cannot open {self.port_url}: {exc}") from exc
+            # the bench names the role and the URL (hil.bench._refused_at_connect): said once
+            raise ConnectionError(f"the port did not open ({open_failure(exc)})") from exc
         try:
             self.link.send_line(STATUS_REQUEST)  # a wheel without it sends its status within 0.5 s anyway
             if not self._first.wait(CONNECT_TIMEOUT_S):

@@ -46,6 +46,17 @@ class SerialWireError(Exception):
         super().__init__(f"{kind}: {detail}")
 
 
+def open_failure(exc: BaseException) -> str:
+    """Why a serial port did not open, said once: pyserial's SerialException repeats the path and
+    the errno ("could not open port X: [Errno 2] No such file or directory: 'X'")."""
+    errno = getattr(exc, "errno", None)
+    if isinstance(errno, int):
+        import os
+
+        return os.strerror(errno)
+    return str(exc) or type(exc).__name__
+
+
 def _nothing(*_args: Any) -> None:
     return None
 

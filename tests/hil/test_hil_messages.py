@@ -44,6 +44,17 @@ def test_each_bad_input_is_one_clean_sentence(tmp_path):
         assert len(words) == len(set(words)), (first, [w for w in words if words.count(w) > 1])
 
 
+def test_a_serial_device_that_does_not_open_is_said_once(tmp_path):
+    bench = tmp_path / "bench.toml"
+    bench.write_text('schema = 1\nname = "missing"\n[devices.wheel]\nkind = "serial"\nurl = "/nonexistent/tty"\n',
+                     encoding="utf-8")
+    res = CliRunner().invoke(app, ["run", NORMAL_PLAY, "--bench", str(bench), "--out", str(tmp_path / "out")])
+    first = res.output.splitlines()[0]
+    assert res.exit_code == 2 and first == ("error: device unreachable: devices.wheel: the serial device at "
+                                            "/nonexistent/tty could not be reached: the port did not open "
+                                            "(No such file or directory)"), res.output
+
+
 @pytest.mark.parametrize("argv", [["wagering"], ["coin-flipper", "--pty"]])
 def test_the_stub_says_it_the_same_way(argv, capsys):
     from firmware_stubs.__main__ import main
