@@ -189,6 +189,25 @@ def test_not_applicable_skips_with_the_reason(pytester: pytest.Pytester) -> None
     assert "a bench with a real device runs one scenario at a time; run it without -n" in got.stderr.str()
 
 
+def test_bench_refused_fails_and_stops_the_session(pytester: pytest.Pytester) -> None:
+    """A real device that cannot be reached: the first item fails naming it, and the session stops
+    there (croupier run stops with exit 2)."""
+    import socket
+
+    _scenarios(pytester, a=OK.format(name="a"), b=OK.format(name="b"))
+    with socket.socket() as closed:  # bound, never listening: a connect is refused
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+        (pytester.path / "real.toml").write_text(REAL_WHEEL_BENCH.replace("tcp://127.0.0.1:9", f"tcp://127.0.0.1:{port}")
+                                                 + "timeout_s = 0.5\n", encoding="utf-8")
+        got = _run(pytester, "--croupier-bench", "real.toml", "scenarios")
+    got.assert_outcomes(failed=1)  # b never ran
+    text = got.stdout.str()
+    assert f"BENCH REFUSED (unreachable): devices.wheel: the modbus device at tcp://127.0.0.1:{port} could not be " \
+           "reached" in text
+    assert "Interrupted: croupier: the bench refused" in text
+
+
 def test_junit_properties(pytester: pytest.Pytester) -> None:
     _scenarios(pytester, ok=OK.format(name="ok"), weak=WEAK_PUSH_UNEXPECTED)
     xml = pytester.path / "junit.xml"
