@@ -7,7 +7,8 @@ The run: the bundled Crazy Time normal play (full rounds: 6 players, lock-out pr
 Top Slot, settlement) for ROUNDS rounds, recorded once by the rig; its events (both clocks, the
 payloads) are then replayed commit by commit into each layout's writer, so both files hold the
 same events. Printed per layout: bytes per round (the file, and what is left beside it), the
-write time per round (record + commit, CPU), and the ratios. The last line is JSON.
+write time per round (record + commit, CPU), the time to read it back round by round as the
+checks do (CPU), and the ratios. The last line is JSON.
 
     .venv/bin/python bench/trace_size.py [ROUNDS]
 """
@@ -141,6 +142,15 @@ def _commits_of(path: Path) -> tuple[dict, list[tuple[int, list, dict | None]]]:
     return meta, commits
 
 
+def _read(path: Path) -> tuple[float, list[tuple]]:
+    """(CPU seconds to read every event as the checks do, the events)."""
+    t0 = time.process_time()
+    with T.TraceReader(path) as r:
+        events = [(e.seq, e.round, e.sim_time, e.wall_ns, e.device, e.kind, e.payload)
+                  for _, round_events in r.rounds() for e in round_events]
+    return time.process_time() - t0, events
+
+
 def _on_disk(path: Path) -> tuple[int, int]:
     """(the trace file's bytes, the bytes of what is left beside it: -wal, -shm)."""
     beside = sum(p.stat().st_size for p in (path.with_name(path.name + s) for s in ("-wal", "-shm")) if p.exists())
@@ -160,10 +170,9 @@ def main(rounds: int = 200) -> dict:
         # a reader after the writer closed, as the run's checks read it: the old layout leaves -wal/-shm
         sqlite3.connect(f"file:{old_path}?mode=ro", uri=True).execute("SELECT COUNT(*) FROM events").fetchone()
         new_cpu = replay.into(T.TraceWriter(new_path, meta))
-        with T.TraceReader(new_path) as r:
-            same = [(e.seq, e.round, e.sim_time, e.wall_ns, e.device, e.kind, e.payload) for e in r.events()]
-        with T.TraceReader(old_path) as r:
-            same = same == [(e.seq, e.round, e.sim_time, e.wall_ns, e.device, e.kind, e.payload) for e in r.events()]
+        new_read, new_events = _read(new_path)
+        old_read, old_events = _read(old_path)
+        same = new_events == old_events
         old_bytes, old_beside = _on_disk(old_path)
         new_bytes, new_beside = _on_disk(new_path)
     out = {
@@ -173,6 +182,8 @@ def main(rounds: int = 200) -> dict:
         "ratio": round(old_bytes / new_bytes, 2),
         "old_write_us_per_round": round(old_cpu / played * 1e6), "new_write_us_per_round": round(new_cpu / played * 1e6),
         "write_time_ratio_new_to_old": round(new_cpu / old_cpu, 2) if old_cpu else None,
+        "old_read_us_per_round": round(old_read / played * 1e6), "new_read_us_per_round": round(new_read / played * 1e6),
+        "read_time_ratio_new_to_old": round(new_read / old_read, 2) if old_read else None,
         "same_events": same,
     }
     print(f"{played} full Crazy Time rounds ({out['events_per_round']} events a round), the same events in both layouts: "
@@ -181,7 +192,10 @@ def main(rounds: int = 200) -> dict:
           f"(+{old_beside} B of -wal/-shm left beside it), {out['old_write_us_per_round']} µs CPU a round to write")
     print(f"  compact       (trace_schema 2): {out['new_bytes_per_round']:>6} B a round "
           f"(+{new_beside} B beside it), {out['new_write_us_per_round']} µs CPU a round to write")
-    print(f"  ratio old/new bytes: {out['ratio']}; write time new/old: {out['write_time_ratio_new_to_old']}")
+    print(f"  reading every event round by round (as the checks do): {out['old_read_us_per_round']} µs a round row per "
+          f"event, {out['new_read_us_per_round']} µs compact")
+    print(f"  ratio old/new bytes: {out['ratio']}; write time new/old: {out['write_time_ratio_new_to_old']}; "
+          f"read time new/old: {out['read_time_ratio_new_to_old']}")
     print(json.dumps(out))
     return out
 

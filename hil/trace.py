@@ -203,10 +203,10 @@ def _encode(rnd: int, first_seq: int, rows: list[tuple], state: bytes | None) ->
     times: list[Any] = []
     prev_t = None
     for r in rows:
-        t = r[1]
+        t = float(r[1])  # a numpy float64 clock too (SimPy keeps the type of the delays it adds)
         times.append(None if prev_t is not None and t == prev_t else t if math.isfinite(t) else repr(float(t)))
         prev_t = t
-    walls = [r[2] for r in rows]
+    walls = [int(r[2]) for r in rows]
     walls[1:] = [b - a for a, b in zip(walls, walls[1:])]
     return b"\n".join((orjson.dumps([specs, which, columns], option=orjson.OPT_NON_STR_KEYS), state or b"",
                        orjson.dumps([RECORD_VERSION, rnd, first_seq, rounds, times, walls, state is not None])))
