@@ -9,6 +9,7 @@ while a request is outstanding belongs to its response.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Awaitable, Callable
 from typing import Literal
@@ -28,6 +29,11 @@ class WireError(Exception):
     def __init__(self, kind: str, detail: str) -> None:
         self.kind, self.detail = kind, detail
         super().__init__(f"{kind}: {detail}")
+
+
+# pymodbus logs a failed connect at ERROR ("Failed to connect [Errno 111] ...") on stderr, beside the
+# rig's own message that says it once (hil.bench: "the modbus device at URL could not be reached")
+logging.getLogger("pymodbus").setLevel(logging.CRITICAL)
 
 
 class ModbusLink:
@@ -63,8 +69,10 @@ class ModbusLink:
         """Connect (pymodbus clients are made on the running loop: call this there)."""
         if self.client is None:
             self.client = self._make_client()
-        if not await self.client.connect():
-            raise WireError("disconnected", f"cannot connect to {self.url}")
+        if not await self.client.connect():  # pymodbus says why on its logger (silenced: see below)
+            u = self.url
+            raise WireError("disconnected", "cannot connect (refused, or no answer in time)" if u.scheme == "tcp"
+                            else f"cannot open the serial line {u.path}")
 
     @property
     def connected(self) -> bool:

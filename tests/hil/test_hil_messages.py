@@ -4,6 +4,7 @@ is wrong, no placeholder ("(file)", ":?:"), no Python repr, no phrase said twice
 from __future__ import annotations
 
 import re
+import socket
 from pathlib import Path
 
 import pytest
@@ -53,6 +54,20 @@ def test_a_serial_device_that_does_not_open_is_said_once(tmp_path):
     assert res.exit_code == 2 and first == ("error: device unreachable: devices.wheel: the serial device at "
                                             "/nonexistent/tty could not be reached: the port did not open "
                                             "(No such file or directory)"), res.output
+
+
+def test_a_modbus_device_nobody_answers_is_said_once_without_a_repr(tmp_path, capfd):
+    with socket.socket() as s:  # a loopback port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    bench = tmp_path / "bench.toml"
+    bench.write_text(f'schema = 1\nname = "m"\n[devices.wheel]\nkind = "modbus"\nurl = "tcp://127.0.0.1:{port}"\n'
+                     "timeout_s = 0.2\n", encoding="utf-8")
+    res = CliRunner().invoke(app, ["run", NORMAL_PLAY, "--bench", str(bench), "--out", str(tmp_path / "out")])
+    assert res.exit_code == 2 and res.output.splitlines()[0] == (
+        f"error: device unreachable: devices.wheel: the modbus device at tcp://127.0.0.1:{port} could not be "
+        "reached: disconnected: cannot connect (refused, or no answer in time)"), res.output
+    assert "Failed to connect" not in capfd.readouterr().err  # pymodbus' own line, beside ours
 
 
 @pytest.mark.parametrize("argv", [["wagering"], ["coin-flipper", "--pty"]])
