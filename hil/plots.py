@@ -123,14 +123,29 @@ class Figure:
     data: dict[str, Any] = field(default_factory=dict)  # the extracted values (tests compare them)
 
 
-def _recording(cls: type, hook) -> type:
-    """``cls`` with ``hook(check, rv)`` called after each round it observed (its own code unchanged)."""
+def _recording(cls: type, hook=None) -> type:
+    """``cls`` with ``hook(check, rv)`` called after each round it observed, and the round of every
+    finding it makes kept (``finding_rounds``: the report keeps only the first 25 findings); its own
+    code unchanged."""
 
     def observe(self, rv) -> None:
         cls.observe(self, rv)
-        hook(self, rv)
+        if hook is not None:
+            hook(self, rv)
 
-    return type(cls.__name__, (cls,), {"observe": observe, "__doc__": cls.__doc__, "series": None})
+    def finding(self, rnd, ev, message) -> None:
+        if self.finding_rounds is None:
+            self.finding_rounds = []
+        self.finding_rounds.append(rnd)
+        cls.finding(self, rnd, ev, message)
+
+    return type(cls.__name__, (cls,), {"observe": observe, "finding": finding, "__doc__": cls.__doc__,
+                                        "series": None, "finding_rounds": None})
+
+
+def _finding_rounds(c) -> list[int]:
+    """The rounds (> 0: not the set-up nor the verdict's own) of every finding the check made."""
+    return sorted({r for r in (c.finding_rounds or ()) if r > 0})
 
 
 def _meter_hook(check, rv) -> None:
@@ -217,7 +232,7 @@ def extract(trace: Path, wanted: list[tuple[str, str]]) -> dict[tuple[str, str],
         for cls in checks_for(game):
             if cls.id in kinds:
                 hook = next((_HOOKS[k] for k in kinds[cls.id] if k in _HOOKS), None)
-                out.append((_recording(cls, hook) if hook else cls)(config))
+                out.append(_recording(cls, hook)(config))
         return out
 
     checks = observe_checks(trace, make=make)
@@ -279,7 +294,7 @@ def _lockout(plt, c, scenario: str) -> tuple[Any, str, dict]:
     hi = [c.brackets[r][1] * 1e3 for r in rounds]
     over = {i for i in range(len(rounds)) if lo[i] > budget_ms}
     straddle = {i for i in range(len(rounds)) if lo[i] <= budget_ms < hi[i]}
-    viol = sorted({f.round for f in c.plot_result.findings if f.round > 0})
+    viol = _finding_rounds(c)
     fig, ax = plt.subplots(figsize=(7.2, 2.6))
     idx = _subsample(len(rounds), over | straddle)
     for group, color, label in ((set(idx) - over - straddle, "#2b6cb0", "bracket within budget"),
@@ -448,7 +463,7 @@ def _rtp(plt, c, scenario: str) -> tuple[Any, str, dict]:
 def _meter(plt, c, scenario: str) -> tuple[Any, str, dict]:
     s = c.series or {"rounds": [], "shown": {}, "expected": {}, "hits": []}
     rounds = s["rounds"]
-    finding_rounds = sorted({f.round for f in c.plot_result.findings if f.round > 0})
+    finding_rounds = _finding_rounds(c)
     fig, ax = plt.subplots(figsize=(7.2, 2.6))
     keep = {rounds.index(r) for r in finding_rounds if r in rounds} | {rounds.index(h[0]) for h in s["hits"]
                                                                       if h[0] in rounds}
@@ -473,7 +488,7 @@ def _meter(plt, c, scenario: str) -> tuple[Any, str, dict]:
     cap = (f"The system's meters as it reported them after each round (increments, readings, payouts), and the "
            f"meter the check recomputes from the regulation's row, the wagers and the hits (resynchronised to the "
            f"system after each discrepancy, so every finding is one step apart); {len(s['hits'])} payout(s), "
-           f"{c.plot_result.findings_total} finding(s).")
+           f"{c.plot_result.findings_total} finding(s) in {len(finding_rounds)} round(s) (×).")
     return fig, cap, {"rounds": rounds, "shown": s["shown"], "expected": s["expected"], "hits": s["hits"]}
 
 
@@ -526,7 +541,10 @@ def plot_scenario(job: tuple[str, str, list[tuple[str, str]], dict[str, str]]) -
     figs = []
     for kind, cid in wanted:
         c = found.get((kind, cid))
-        title = f"{PLOT_KINDS[kind][0]} — {scenario} ({cid})"
+        name = PLOT_KINDS[kind][0]
+        if kind == "timing":
+            name = "Lock-out latency distribution" if cid in LOCKOUT_IDS else "Top Slot start offset from the wheel's start"
+        title = f"{name} — {scenario} ({cid})"
         if c is None:
             figs.append(Figure(kind, scenario, cid, title, "", None, error="the trace's game has no such check"))
             continue
