@@ -393,14 +393,16 @@ class TraceObserver:
     """Watches one scenario's ``TraceWriter``: calls ``report(done, void)`` as rounds are committed
     (at most every ``every_s``, and at ``flush()``), and logs the events in ``_LOGGED`` (plus each
     round at debug). Installed before the table is built, so the devices' telemetry goes through it.
-    ``real_devices``: a real-time bench, whose ``device_info`` is a device connected (info); a
-    simulated device's is logged at debug only."""
+    ``real_devices``: a real-time bench, whose ``device_info`` is a device connected (info) and a
+    lost link a warning; a simulated device's are logged at debug and info."""
 
     def __init__(self, writer: Any, scenario: str, report: Callable[[int, int], None] | None,
                  every_s: float = ROUNDS_EVERY_S, clock: Callable[[], float] = time.monotonic,
                  real_devices: bool = True) -> None:
         self.scenario = scenario
-        self._levels = _LOGGED if real_devices else {**_LOGGED, "device_info": logging.DEBUG}
+        # on a simulated bench a lost link is a fault scenario's injection, not news: info (-v)
+        self._levels = _LOGGED if real_devices else {**_LOGGED, "device_info": logging.DEBUG,
+                                                      "link_lost": logging.INFO}
         self.report = report
         self.every_s = every_s
         self.clock = clock
