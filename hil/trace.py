@@ -353,6 +353,8 @@ class TraceWriter:
         self._declarations_round: int | None = None
 
     def close_quietly(self) -> None:
+        """Let the file go as a kill leaves it: what was committed stays, no head is recorded and
+        the WAL is not folded back in (an error path, and the tests' stand-in for a kill -9)."""
         self._db.close()
         os.close(self._lock)
 
