@@ -302,8 +302,9 @@ def render(report: dict[str, Any], figures: list[Figure]) -> str:
             reg = c.get("regulation") or ""
             if reg != texts.get(c["id"]):
                 w(f"<div class=\"reg\">{e(reg)}</div>")
-            else:
-                w(f"<p class=\"muted\">section text: <a href=\"#{anchor('reg', c['id'])}\">{e(c['id'])}</a></p>")
+            else:  # the full text once, under "Regulation texts": here its opening words
+                lead = reg if len(reg) <= 200 else reg[:reg.rfind(" ", 0, 190)] + " …"
+                w(f"<div class=\"reg\">{e(lead)} <a href=\"#{anchor('reg', c['id'])}\">full text</a></div>")
             ms = c.get("measurements") or []
             if ms:
                 w("<table><tr><th>measurement</th><th>value</th><th>unit</th><th>bracket</th><th>limit</th></tr>")

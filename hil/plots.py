@@ -303,9 +303,13 @@ def _lockout(plt, c, scenario: str) -> tuple[Any, str, dict]:
         g = sorted(group)
         if g:
             ax.vlines([rounds[i] for i in g], [lo[i] for i in g], [hi[i] for i in g], colors=color, lw=1.2, label=label)
+    # the axis to the bulk of the brackets (an odd round whose first rejection came late would flatten the rest)
+    bulk = sorted(hi)[int(0.98 * (len(hi) - 1))] if hi else budget_ms
+    ytop = max(budget_ms, bulk) * 1.3
+    beyond = [i for i in range(len(rounds)) if hi[i] > ytop]
+    ax.set_ylim(0, ytop * 1.08)
     if viol:
-        ymax = max(hi + [budget_ms]) if hi else budget_ms
-        ax.plot(viol, [ymax * 1.05] * len(viol), "x", color="#c53030", ms=4, label="lock-out violation (finding)")
+        ax.plot(viol, [ytop * 1.03] * len(viol), "x", color="#c53030", ms=4, label="lock-out violation (finding)")
     ax.axhline(budget_ms, color="#c53030", ls="--", lw=1, label=f"budget {budget_ms:.3f} ms")
     ax.set_xlabel("round")
     ax.set_ylabel("latency (ms)")
@@ -314,7 +318,9 @@ def _lockout(plt, c, scenario: str) -> tuple[Any, str, dict]:
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     cap = (f"{len(rounds)} rounds bracketed by the rig's probe presses: each bar spans the last accepted and the first "
            f"locked-out press after the lock-out command, as {c.id} derives them{shown}"
-           + (f"; {len(viol)} round(s) with a lock-out violation (×)" if viol else "") + ".")
+           + (f"; {len(viol)} round(s) with a lock-out violation (×)" if viol else "")
+           + (f"; {len(beyond)} bracket(s) reach past the axis (round {rounds[beyond[0]]}: up to "
+              f"{max(hi[i] for i in beyond):.3f} ms)" if beyond else "") + ".")
     return fig, cap, {"rounds": rounds, "lower_ms": lo, "upper_ms": hi, "budget_ms": budget_ms}
 
 
