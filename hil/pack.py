@@ -716,7 +716,11 @@ def verify_pack(pack: Path | bytes, *, recheck: bool = True) -> Verification:
                     problems.append(Problem(name, why))
         if problems:
             return v
-        _meaning(v, contents, seal, tmp, recheck)
+        try:
+            _meaning(v, contents, seal, tmp, recheck)
+        except Exception as exc:  # noqa: BLE001 — a sealed pack of hostile JSON: a finding, never a traceback
+            problems.append(Problem(None, f"cannot be verified: its report or manifest is not what croupier "
+                                          f"writes ({type(exc).__name__}: {exc})"))
     return v
 
 
@@ -784,6 +788,12 @@ def _meaning(v: Verification, contents: dict[str, bytes], seal: dict[str, Any], 
     if problems or not recheck:
         return
     _recheck(v, report, paths)
+    if "junit.xml" in contents:
+        from hil.report import write_junit
+
+        write_junit(report, tmp / "junit.xml")
+        if (tmp / "junit.xml").read_bytes() != contents["junit.xml"]:
+            problems.append(Problem("junit.xml", "is not the JUnit report report.json gives (hil.report.write_junit)"))
 
 
 def _provenance(report: dict[str, Any], input_hashes: set[str], problems: list[Problem]) -> None:

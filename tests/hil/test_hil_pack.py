@@ -308,6 +308,17 @@ def test_a_report_edited_to_change_a_verdict_is_caught(pack_bytes):
                for p in result.problems), [str(p) for p in result.problems]
 
 
+def test_a_resealed_pack_of_other_json_or_junit_is_a_finding(pack_bytes):
+    ms = dict(members(pack_bytes))
+    order = [n for n, _ in members(pack_bytes)][1:]
+    mtime = json.loads(ms[SEAL_NAME])["mtime"]
+    junit = ms["junit.xml"].replace(b'name="', b'name="x', 1)
+    for name, data in (("junit.xml", junit), ("report.json", b'{"manifest": {"sha256": 5}, "scenarios": 7}'),
+                       ("report.json", b"[1, 2]"), (MANIFEST_NAME, b'{"traces": {"a": 1}}')):
+        result = verify_pack(seal_and_build([(n, data if n == name else ms[n]) for n in order], mtime))
+        assert not result.ok and result.problems, name
+
+
 def test_pack_refuses_a_run_folder_changed_since_its_manifest(run_dir, tmp_path):
     copy = tmp_path / "out"
     shutil.copytree(run_dir, copy, ignore=shutil.ignore_patterns("*.tar"))
