@@ -195,3 +195,16 @@ def test_it_renders_offline_in_headless_chromium(run, tmp_path):
         colours = im.convert("RGB").getcolors(maxcolors=1 << 16)
     # a blank page is one colour; the report has a header band, badges, tables and text
     assert colours is None or len(colours) > 50, f"{len(colours)} colours: the page looks blank"
+
+
+def test_a_refused_run_and_a_scenario_not_applicable_render(run):
+    _out, report, _page = run
+    na = {"name": "fault-on-a-real-wheel", "file": "scenarios/crazy_time/x.yaml", "not_applicable": [
+        "the bench's wheel is a real device: fault weak_push cannot be applied"], "expectation_met": None,
+        "checks": [], "trace": None, "expected_failures": ["CT-690.2b-three-revolutions"]}
+    refused = {"kind": "unreachable", "role": "wheel", "scenario": "normal-play", "reason": "tcp://127.0.0.1:1 refused"}
+    page = render({**report, "scenarios": [*report["scenarios"], na], "refused": refused}, [])
+    html5lib.HTMLParser(strict=True).parse(page)
+    assert "The bench refused to run on" in page and "tcp://127.0.0.1:1 refused" in page
+    assert f'id="{anchor("scn", "fault-on-a-real-wheel")}"' in page
+    assert "fault weak_push cannot be applied" in page and "not applicable" in page
