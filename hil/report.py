@@ -26,8 +26,9 @@
                                 "measurements": [{"name", "value", "unit", "bracket", "limit"}],
                                 "findings": [{"round", "seq", "message"}], ...}]}]}
 
-Wall-clock fields (``provenance``, ``wall_s``) are the only ones that differ between two runs
-with the same seed.
+Wall-clock fields (``provenance``, ``wall_s``, and ``manifest``: the hash of manifest.json, whose
+trace hashes cover the events' wall-clock stamps, docs/pack.md) are the only ones that differ between
+two runs with the same seed.
 
 NOT APPLICABLE (docs/wire/real-devices.md): a scenario whose faults or overrides the bench cannot
 apply to a device is not run. It counts neither as met nor as not met (``summary.not_applicable``);
@@ -62,7 +63,7 @@ from rich.console import Console
 from rich.table import Table
 
 REPORT_SCHEMA = 1
-WALL_CLOCK_FIELDS = ("provenance", "wall_s")
+WALL_CLOCK_FIELDS = ("provenance", "wall_s", "manifest")
 _PACKAGES = ("croupier", "simpy", "numpy", "scipy", "pydantic", "pyyaml", "orjson", "typer", "rich")
 
 
