@@ -173,8 +173,11 @@ def render(report: dict[str, Any], figures: list[Figure]) -> str:
                        ("not applicable", "not applicable")):
         w(f"<div class=\"card {_cls(key)}\"><b>{counts[key]}</b>{e(label)}</div>")
     checks_total = Counter(c["verdict"] for s in scenarios for c in s.get("checks", ()))
+    expected_fail = sum(1 for s in scenarios for c in s.get("checks", ())
+                        if c["verdict"] == "fail" and c["id"] in (s.get("expected_failures") or ()))
     w(f"<div class=\"card\"><b>{sum(checks_total.values())}</b>check verdicts: {checks_total['pass']} pass, "
-      f"{checks_total['fail']} fail, {checks_total['indeterminate']} indeterminate</div></div>")
+      f"{checks_total['fail']} fail ({expected_fail} of them expected by a fault scenario), "
+      f"{checks_total['indeterminate']} indeterminate</div></div>")
     if summary:
         w("<p class=\"muted\">report.json summary: " + ", ".join(f"{e(k)} {e(v)}" for k, v in summary.items()) + "</p>")
     if report.get("refused"):
