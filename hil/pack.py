@@ -571,6 +571,8 @@ def _not_a_pack(data: bytes) -> str:
         return "not a Croupier pack: a gzip file (a pack is an uncompressed tar archive)"
     if data[:4] == b"PK\x03\x04":
         return "not a Croupier pack: a zip file (a pack is an uncompressed tar archive)"
+    if len(data) >= BLOCK and data[:BLOCK] == ZERO_BLOCK:
+        return "not a Croupier pack: an empty tar archive, or zero bytes (no seal.json)"
     h = _parse_header(data[:BLOCK], 0) if len(data) >= BLOCK else None
     if h is not None and h.checksum_ok:
         return f"not a Croupier pack: a tar archive whose first member is {h.name!r}, not its {SEAL_NAME}"

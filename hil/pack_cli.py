@@ -52,7 +52,7 @@ def verify(
     from hil.pack import verify_pack
 
     if not pack_file.is_file():
-        sys.stderr.write(f"error: {pack_file}: no such file\n")
+        sys.stderr.write(f"error: {pack_file}: {'a folder, not a pack' if pack_file.is_dir() else 'no such file'}\n")
         raise typer.Exit(EXIT_BAD_INPUT)
     try:
         result = verify_pack(pack_file, recheck=recheck)
