@@ -346,8 +346,9 @@ def print_summary(report: dict[str, Any], out_dir: Path, console: Console | None
     """The terminal summary: one table per game (its own columns, ``SUMMARY_COLUMNS``), then the
     scenarios NOT APPLICABLE, NOT DECISIVE and NOT MET with why, the tally and what the run proves
     (``proof_line``)."""
-    # a terminal's own width; a log file gets the tables whole (a full suite's widest is ~210 columns)
-    console = console or Console(width=None if sys.stdout.isatty() else 240)
+    # a terminal's own width (columns wrap or fold to fit, never cropped); a log file gets each table
+    # at its natural width, whole (a full suite's Crazy Time table is ~290 columns)
+    console = console or Console(width=None if sys.stdout.isatty() else 1000)
     by_game: dict[str, list[dict[str, Any]]] = {game: [] for game in GAME_NAMES}
     for r in report["scenarios"]:
         by_game.setdefault(result_game(r), []).append(r)
@@ -355,16 +356,19 @@ def print_summary(report: dict[str, Any], out_dir: Path, console: Console | None
         if not results:
             continue
         columns = summary_columns(game, results)
+        wide = console.width >= 200  # room for every header whole; a narrower terminal folds them (never crops)
         forced_col = any(r.get("forced_result") for r in results)
         table = Table(title=f"{GAME_NAMES.get(game, game)} — scenario verdicts", show_lines=False)
-        table.add_column("scenario", no_wrap=True)
+        longest = max(len(r["name"]) for r in results)
+        table.add_column("scenario", overflow="fold", min_width=min(longest, console.width // 4))
         if forced_col:
-            table.add_column("forced", no_wrap=True)
+            table.add_column("forced", overflow="fold")
         for header, _key in columns:
-            table.add_column(header, justify="right")
-        table.add_column("checks pass/fail/indet.")
-        table.add_column("expected to fail", no_wrap=True)
-        table.add_column("verdict", no_wrap=True)
+            table.add_column(header, justify="right", overflow="fold")
+        table.add_column("checks pass/fail/indet.", min_width=len("pass/fail/indet.") if wide else None,
+                         overflow="fold")
+        table.add_column("expected to fail", overflow="fold")
+        table.add_column("verdict", overflow="fold")
         for r in results:
             verdicts = [c["verdict"] for c in r["checks"]]
             st = r.get("stats") or {}
