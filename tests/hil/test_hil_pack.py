@@ -319,6 +319,23 @@ def test_a_resealed_pack_of_other_json_or_junit_is_a_finding(pack_bytes):
         assert not result.ok and result.problems, name
 
 
+def test_a_hostile_seal_with_a_valid_self_hash_is_a_finding(pack_bytes):
+    """A seal re-hashed after its values were replaced by others of any type: never a traceback."""
+    from hil.pack import _seal_bytes, _seal_text
+
+    ms = members(pack_bytes)
+    mtime = json.loads(ms[0][1])["mtime"]
+    rng = random.Random(5)
+    values = [None, -1, 0, 2**70, 1.5, "x", "", [], {}, True, "a" * 300, "../../etc/passwd"]
+    for _ in range(60):
+        doc = json.loads(ms[0][1])
+        target = rng.choice([doc] + doc["members"])
+        target[rng.choice(sorted(k for k in target if k != "seal_sha256"))] = rng.choice(values)
+        doc["seal_sha256"] = __import__("hashlib").sha256(_seal_text(doc)).hexdigest()
+        result = verify_pack(build_archive([(SEAL_NAME, _seal_bytes(doc)), *ms[1:]], mtime))
+        assert not result.ok and result.problems
+
+
 def test_pack_refuses_a_run_folder_changed_since_its_manifest(run_dir, tmp_path):
     copy = tmp_path / "out"
     shutil.copytree(run_dir, copy, ignore=shutil.ignore_patterns("*.tar"))
