@@ -356,17 +356,20 @@ def print_summary(report: dict[str, Any], out_dir: Path, console: Console | None
         if not results:
             continue
         columns = summary_columns(game, results)
-        wide = console.width >= 200  # room for every header whole; a narrower terminal folds them (never crops)
+        wide = console.width >= 200  # room for a column per count; a narrower terminal gets them in one
         forced_col = any(r.get("forced_result") for r in results)
         table = Table(title=f"{GAME_NAMES.get(game, game)} — scenario verdicts", show_lines=False)
         longest = max(len(r["name"]) for r in results)
-        table.add_column("scenario", overflow="fold", min_width=min(longest, console.width // 4))
+        table.add_column("scenario", overflow="fold", min_width=min(longest, console.width // 5) if wide else None)
         if forced_col:
             table.add_column("forced", overflow="fold")
-        for header, _key in columns:
-            table.add_column(header, justify="right", overflow="fold")
-        table.add_column("checks pass/fail/indet.", min_width=len("pass/fail/indet.") if wide else None,
-                         overflow="fold")
+        if wide:  # one column per count
+            for header, _key in columns:
+                table.add_column(header, justify="right", overflow="fold")
+        else:  # a narrow terminal: the counts in one column that wraps ("rounds 40, spins 41, ...")
+            table.add_column("counts", overflow="fold")
+        table.add_column("checks pass/fail/indet." if wide else "checks p/f/i", overflow="fold",
+                         min_width=len("pass/fail/indet.") if wide else None)
         table.add_column("expected to fail", overflow="fold")
         table.add_column("verdict", overflow="fold")
         for r in results:
@@ -376,6 +379,8 @@ def print_summary(report: dict[str, Any], out_dir: Path, console: Console | None
             for _header, key in columns:
                 value = key(st) if callable(key) else st.get(key)
                 cells.append("—" if value is None else str(value))
+            if not wide:
+                cells = [", ".join(f"{h} {c}" for (h, _k), c in zip(columns, cells) if c != "—") or "—"]
             tally = f"{verdicts.count('pass')}/{verdicts.count('fail')}/{verdicts.count('indeterminate')}"
             forced = [r.get("forced_result") or "—"] if forced_col else []
             table.add_row(r["name"], *forced, *cells, tally, "\n".join(r.get("expected_failures", ())) or "—",

@@ -128,3 +128,18 @@ def test_not_decisive_is_shown_with_why():
     older = {k: v for k, v in r.items() if k != "outcome"}  # a report before outcomes: from expectation_met
     older["expectation_met"] = False
     assert "NOT MET" in _printed(_report([{**older, "outcome": None}]))
+
+
+def test_a_narrow_terminal_folds_the_tables_never_crops_them():
+    checks = [_check(f"CT-690.{i}-some-check-with-a-long-id", "fail") for i in range(3)]
+    stats = {"rounds": 1000, "spins": 1001, "void_spins": 1, "void_rounds": 2, "bonus_coin_flip": 3, "bonus_void": 1,
+             "late_presses_refused": 4, "wagers_refused_limits": 5, "actuations_lost": 6}
+    results = [_result(f"fault-a-rather-long-scenario-name-{i}", "crazy-time", stats, checks,
+                       tuple(c["id"] for c in checks), forced_result="pachinko") for i in range(3)]
+    console = Console(record=True, width=100, color_system=None)
+    print_summary(_report(results), Path("out"), console)
+    lines = console.export_text().splitlines()
+    assert max(map(len, lines)) <= 100
+    table = [ln for ln in lines if ln[:1] in "┏┃┡│└"]
+    assert all(ln.rstrip()[-1] in "┓┃┩│┘" for ln in table), "\n".join(lines)  # every line whole: its right border
+    assert sum("│ MET" in ln for ln in table) == 3 and "│ rounds 1000, spins" in "\n".join(lines), "\n".join(lines)
