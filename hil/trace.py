@@ -52,8 +52,8 @@ PAGE_SIZE = 8192
 ZLIB_LEVEL = 6
 #: a commit of a round >= 1 with at least this many raw bytes becomes the dictionary of the later ones
 ZDICT_MIN_BYTES = 512
-#: the record format (the first element of a record's header)
-RECORD_VERSION = 1
+#: the record format (the first element of a record's header; 1 was this session's first cut, never kept)
+RECORD_VERSION = 2
 #: the link before a trace's first commit
 GENESIS = bytes(32)
 #: the metadata key the writer records the chain's head in when it closes
@@ -169,7 +169,25 @@ class TraceDamaged(TraceError, ValueError):
     round, and why. Never a traceback: ``croupier check`` says it is no readable trace."""
 
 
-def _encode(rnd: int, first_seq: int, rows: list[tuple], state: bytes | None) -> bytes:
+@dataclass(frozen=True, slots=True)
+class _Dictionary:
+    """The record other records are coded against: its last 32 KB are their zlib preset dictionary,
+    its templates the ones they name by number."""
+
+    n: int
+    zdict: bytes
+    specs: list
+    index: dict
+
+    @classmethod
+    def of(cls, n: int, raw: bytes) -> _Dictionary:
+        specs = orjson.loads(raw[:raw.index(b"\n")])[0]
+        index = {(d, k, None if keys is None else tuple(keys)): i for i, (d, k, keys) in enumerate(specs)
+                 if isinstance(d, str)}
+        return cls(n, raw[-32768:], specs, index)
+
+
+def _encode(rnd: int, first_seq: int, rows: list[tuple], state: bytes | None, base: _Dictionary | None = None) -> bytes:
     """The raw record of one commit (its canonical bytes: what the chain hashes). ``rows``:
     ``(round, sim_time, wall_ns, device, kind, payload)``, the payload a dict (its JSON re-dumps to
     the text recorded) or the recorded text itself (bytes or str: kept as it is).
@@ -177,26 +195,30 @@ def _encode(rnd: int, first_seq: int, rows: list[tuple], state: bytes | None) ->
     Three lines: the events, column by column; the table's state (JSON; empty when none); the
     header ``[version, round, first_seq, rounds, sim_times, wall_ns, has_state]``. The events line is
     ``[templates, template_of_each_event, columns]``: a template is ``[device, kind, keys]`` (keys
-    null: the payload kept as its text), and the columns of a template hold, key by key, the values
-    of its events in order. ``rounds``: 0 when every event is of ``round``, else each event's round
-    minus it; ``sim_times``: null where an event's time equals the one before it, a string where it
-    is not finite; ``wall_ns``: the first, then differences."""
+    null: the payload kept as its text), or the number of that template in the dictionary record
+    ``base``; the columns of a template hold, key by key, the values of its events in order (of a
+    template with one event: its values, flat). ``rounds``: 0 when every event is of ``round``, else
+    each event's round minus it; ``sim_times``: null where an event's time equals the one before it,
+    a string where it is not finite; ``wall_ns``: the first, then differences."""
     templates: dict[tuple, int] = {}
-    specs: list[list[Any]] = []
+    specs: list[Any] = []
     members: list[list[Any]] = []  # per template: its events' payloads, in order
     which: list[int] = []
+    named = base.index if base is not None else {}
     for _, _, _, device, kind, payload in rows:
         keys = tuple(payload) if isinstance(payload, dict) else None
-        i = templates.get((device, kind, keys))
+        key = (device, kind, keys)
+        i = templates.get(key)
         if i is None:
-            i = templates[(device, kind, keys)] = len(specs)
-            specs.append([device, kind, None if keys is None else list(keys)])
+            i = templates[key] = len(specs)
+            specs.append(named[key] if key in named else [device, kind, None if keys is None else list(keys)])
             members.append([])
         which.append(i)
         members[i].append(payload)
-    columns = [[list(col) for col in zip(*(p.values() for p in ps))] if spec[2] is not None
+    columns = [(list(ps[0].values()) if len(ps) == 1 else [list(col) for col in zip(*(p.values() for p in ps))])
+               if key[2] is not None
                else [[p.decode("utf-8", "replace") if isinstance(p, bytes) else str(p) for p in ps]]
-               for spec, ps in zip(specs, members)]
+               for key, ps in zip(templates, members)]
     rounds: int | list[int] = [r[0] - rnd for r in rows]
     if not any(rounds):
         rounds = 0
@@ -232,9 +254,10 @@ def _payload(text: str) -> Any:
         return MalformedPayload(text)
 
 
-def _decode(raw: bytes) -> tuple[int, int, list[tuple], bytes | None]:
-    """``(round, first_seq, rows, state)`` of a raw record (``_encode``), each row's payload read
-    (a dict; a kept text as ``_payload`` reads it); ValueError if it is none."""
+def _decode(raw: bytes, base: _Dictionary | None = None) -> tuple[int, int, list[tuple], bytes | None]:
+    """``(round, first_seq, rows, state)`` of a raw record (``_encode``, the templates it names by
+    number those of ``base``), each row's payload read (a dict; a kept text as ``_payload`` reads
+    it); ValueError if it is none."""
     parts = raw.split(b"\n")
     if len(parts) != 3:
         raise ValueError(f"{len(parts)} part(s), not 3")
@@ -248,6 +271,17 @@ def _decode(raw: bytes) -> tuple[int, int, list[tuple], bytes | None]:
     n = len(which)
     if len(times) != n or len(walls) != n or rounds != 0 and len(rounds) != n or len(columns) != len(specs):
         raise ValueError("its columns differ in length")
+    for k, spec in enumerate(specs):
+        if isinstance(spec, int) and not isinstance(spec, bool):
+            if base is None or not 0 <= spec < len(base.specs):
+                raise ValueError(f"it names template {spec} of a dictionary record that has none such")
+            specs[k] = base.specs[spec]
+    counts = [0] * len(specs)
+    for k in which:
+        counts[k] += 1
+    for k, (spec, cols) in enumerate(zip(specs, columns)):
+        if counts[k] == 1 and spec[2] is not None:  # one event: its values, flat
+            columns[k] = [[v] for v in cols]
     state = parts[1] if has_state else None
     at = [0] * len(specs)
     rows = []
@@ -316,7 +350,7 @@ class TraceWriter:
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._seq = 0
         self._link, self._commits, self._link_round = GENESIS, 0, 0
-        self._zdict: tuple[int, bytes] | None = None
+        self._zdict: _Dictionary | None = None
         self._db.execute("BEGIN")  # the tables and the metadata at once: a kill leaves all or nothing
         tables = {t for (t,) in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         if _reopen and "events" in tables:
@@ -335,7 +369,7 @@ class TraceWriter:
             zd = self._db.execute("SELECT zdict FROM commits WHERE zdict IS NOT NULL ORDER BY n DESC LIMIT 1").fetchone()
             if zd is not None:
                 with TraceReader(self.path) as r:
-                    self._zdict = (zd[0], r._raw_of(zd[0])[-32768:])
+                    self._zdict = r._dictionary(zd[0])
             # the head is recorded again when this writer closes (a reopened trace goes on growing)
             self._db.execute("DELETE FROM meta WHERE key = ?", (CHAIN_META,))
         else:
@@ -432,17 +466,17 @@ class TraceWriter:
         if self._pending or state is not None:
             state_bytes = None if state is None else orjson.dumps(state, option=orjson.OPT_NON_STR_KEYS)
             first = self._seq - len(self._pending) + 1
-            raw = _encode(self.round, first, _read_back(self._pending), state_bytes)
+            raw = _encode(self.round, first, _read_back(self._pending), state_bytes, self._zdict)
             link = hashlib.sha256(self._link + raw).digest()
             n = self._commits + 1
             zd = self._zdict
             self._db.execute("INSERT INTO commits VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                              (n, self.round, first, len(self._pending), state is not None,
-                              zd[0] if zd else None, _compress(raw, zd[1] if zd else None), link))
+                              zd.n if zd else None, _compress(raw, zd.zdict if zd else None), link))
             self._pending.clear()
             self._commits, self._link, self._link_round = n, link, self.round
             if zd is None and self.round >= 1 and len(raw) >= ZDICT_MIN_BYTES:
-                self._zdict = (n, raw[-32768:])  # the first full round: the later rounds' dictionary
+                self._zdict = _Dictionary.of(n, raw)  # the first full round: the later rounds' dictionary
 
     def close(self) -> None:
         self.commit(round_end=True)
@@ -475,7 +509,7 @@ class TraceReader:
             raise FileNotFoundError(self.path)
         self._db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True)
         self._schema: int | None = None
-        self._dicts: dict[int, bytes] = {}
+        self._dicts: dict[int, _Dictionary] = {}
 
     @property
     def schema(self) -> int:
@@ -489,13 +523,15 @@ class TraceReader:
     def meta(self) -> dict[str, Any]:
         return {k: orjson.loads(v) for k, v in self._db.execute("SELECT key, value FROM meta")}
 
-    def _raw_of(self, n: int) -> bytes:
-        """The raw record of commit ``n`` (a dictionary of later ones)."""
+    def _dictionary(self, n: int) -> _Dictionary:
+        """Commit ``n`` as the dictionary of later ones."""
         if n not in self._dicts:
             row = self._db.execute("SELECT zdict, data FROM commits WHERE n = ?", (n,)).fetchone()
             if row is None:
                 raise ValueError(f"its dictionary, commit {n}, is not in the trace")
-            self._dicts[n] = _decompress(row[1], self._raw_of(row[0]) if row[0] is not None else None)[-32768:]
+            if row[0] is not None:
+                raise ValueError(f"its dictionary, commit {n}, has a dictionary itself")
+            self._dicts[n] = _Dictionary.of(n, _decompress(row[1], None))
         return self._dicts[n]
 
     def _commits(self, since_seq: int = 0, *, strict: bool = True) -> Iterator[_Commit]:
@@ -509,10 +545,11 @@ class TraceReader:
                 "SELECT n, round, first_seq, events, state, zdict, data, link FROM commits" + where + " ORDER BY n",
                 (since_seq,) if since_seq > 0 else ()):
             try:
-                raw = _decompress(data, self._raw_of(zd) if zd is not None else None)
-                if n in dict_ids:
-                    self._dicts[n] = raw[-32768:]
-                h_round, h_first, rows, state = _decode(raw)
+                base = self._dictionary(zd) if zd is not None else None
+                raw = _decompress(data, base.zdict if base is not None else None)
+                if n in dict_ids and zd is None:
+                    self._dicts[n] = _Dictionary.of(n, raw)
+                h_round, h_first, rows, state = _decode(raw, base)
                 if (h_round, h_first, len(rows)) != (rnd, first_seq, count):
                     raise ValueError(f"it says round {h_round}, events {h_first}.. ({len(rows)}), its row says "
                                      f"round {rnd}, events {first_seq}.. ({count})")

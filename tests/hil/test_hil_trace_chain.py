@@ -28,8 +28,9 @@ def _write(path: Path, *, close: bool = True) -> None:
     for rnd in range(1, ROUNDS + 1):
         w.round = rnd
         w.record("croupier", "round_start", {"round": rnd})
-        for i in range(4):
-            w.record("wagering", "press", {"press_id": rnd * 10 + i, "stake_cents": 100 * i, "wide": 2**70 + rnd})
+        for i in range(8):
+            w.record("wagering", "press", {"press_id": rnd * 10 + i, "stake_cents": 100 * i, "wide": 2**70 + rnd,
+                                           "spot": "coin-flip", "accepted": True})
         w.record("croupier", "round_end", {"round": rnd, "void": False})
         w.commit(state={"meter_cents": 1000 * rnd, "streak": [rnd]}, round_end=True)
     if close:
@@ -50,6 +51,8 @@ def _rounds(breaks) -> set[int]:
 
 
 def test_an_intact_trace_verifies_and_its_head_is_recorded(trace):
+    # round 1's record is the dictionary the later ones are coded against (docs/trace.md)
+    assert [c["zdict"] for c in surgery.commits(trace)] == [None, None] + [2] * (ROUNDS - 1)
     assert verify_chain(trace) == []
     status = chain_status(trace)
     assert status.closed and status.ok and status.commits == ROUNDS + 1 and status.last_round == ROUNDS
@@ -75,6 +78,14 @@ def test_a_changed_payload_is_caught_naming_its_round(trace):
     breaks = verify_chain(trace)
     assert _rounds(breaks) == {3}, breaks
     assert "do not hash to its chain link" in breaks[0].message
+
+
+def test_a_changed_dictionary_record_is_caught_naming_its_round(trace):
+    def fewer_presses(rows, state):
+        return rows[:3] + rows[4:], state
+    _change_round(trace, 1, fewer_presses)
+    breaks = verify_chain(trace)
+    assert min(_rounds(breaks)) == 1 and "round 1" in breaks[0].message, breaks
 
 
 @pytest.mark.parametrize("column", [1, 2], ids=["sim_time", "wall_ns"])

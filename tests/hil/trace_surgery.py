@@ -45,8 +45,9 @@ def write(path: Path, records: dict[int, bytes], *, relink: bool = False, delete
         prev = T.GENESIS
         for n, (_, _, _, _, _, zd, data, link) in sorted(rows.items()):
             raw = records[n]
-            zdict = records[zd][-32768:] if zd is not None else None
-            rnd, first_seq, decoded, state = T._decode(raw)
+            base = T._Dictionary.of(zd, records[zd]) if zd is not None else None
+            zdict = base.zdict if base is not None else None
+            rnd, first_seq, decoded, state = T._decode(raw, base)
             new_link = hashlib.sha256(prev + raw).digest() if relink else link
             db.execute("UPDATE commits SET round = ?, first_seq = ?, events = ?, state = ?, data = ?, link = ? "
                        "WHERE n = ?", (rnd, first_seq, len(decoded), state is not None, T._compress(raw, zdict),
@@ -65,18 +66,26 @@ def write(path: Path, records: dict[int, bytes], *, relink: bool = False, delete
 
 def rewrite(path: Path, fn: Callable[[int, list[list], bytes | None], tuple[list[list], bytes | None] | None],
             *, relink: bool = False) -> int:
-    """Apply ``fn`` to every commit (see the module's doc); returns how many it changed."""
+    """Apply ``fn`` to every commit (see the module's doc); returns how many it changed. Every record
+    is coded again against its dictionary record as that now is: byte for byte as before where
+    neither it nor its dictionary changed."""
     records = raws(path)
+    zdicts = {c["n"]: c["zdict"] for c in commits(path)}
+    decoded: dict[int, tuple] = {}
     changed = 0
-    for n, raw in list(records.items()):
-        rnd, first_seq, rows, state = T._decode(raw)
+    for n, raw in records.items():
+        base = T._Dictionary.of(zdicts[n], records[zdicts[n]]) if zdicts[n] is not None else None
+        rnd, first_seq, rows, state = T._decode(raw, base)
         out = fn(n, [list(r) for r in rows], state)
-        if out is None:
-            continue
-        new_rows, new_state = out
-        records[n] = T._encode(rnd, first_seq, [tuple(r) for r in new_rows], new_state)
-        changed += 1
-    write(path, records, relink=relink)
+        if out is not None:
+            changed += 1
+            rows, state = out
+        decoded[n] = (rnd, first_seq, [tuple(r) for r in rows], state)
+    new: dict[int, bytes] = {}
+    for n in sorted(records, key=lambda n: (zdicts[n] is not None, n)):  # the dictionaries first
+        base = T._Dictionary.of(zdicts[n], new[zdicts[n]]) if zdicts[n] is not None else None
+        new[n] = T._encode(*decoded[n], base)
+    write(path, new, relink=relink)
     return changed
 
 
