@@ -173,3 +173,34 @@ def test_serial_frames_are_logged_at_v():
         err = stub.stderr()
     assert "INFO croupier.stub.wagering: serial frame received: HELLO" in err and "status=ok" in err, err
     assert "key_0" not in err
+
+
+def test_vv_logs_the_values_but_never_a_keys_registers(caplog):
+    import logging
+
+    from firmware_stubs.modbus import ModbusServer
+
+    class Server(ModbusServer):
+        names = {0: "command", 1: "command_seq", 2: "pay_key"}
+
+        def table_size(self, table):
+            return 8
+
+        def serve(self, table, address, values, rx_ns):
+            return None
+
+        def cells(self, table, address, qty):
+            return [7] * qty
+
+        def point_names(self, table, address, qty):
+            return [self.names[a] for a in range(address, address + qty) if a in self.names]
+
+    server = Server(log=logging.getLogger("croupier.stub.test"))
+    with caplog.at_level(logging.DEBUG, logger="croupier.stub.test"):
+        server.handle_pdu(bytes([16, 0, 0, 0, 2, 4, 0, 5, 0, 9]), 0, "127.0.0.1:1")  # command, command_seq
+        server.handle_pdu(bytes([16, 0, 1, 0, 2, 4, 0, 9, 0xBE, 0xEF]), 0, "127.0.0.1:1")  # command_seq, pay_key
+        server.handle_pdu(bytes([3, 0, 0, 0, 2]), 0, "127.0.0.1:1")
+    text = "\n".join(f"{r.getMessage()} {getattr(r, 'points', '')}" for r in caplog.records)
+    assert "Modbus values: [5, 9]" in text and "Modbus values: [7, 7]" in text, text
+    assert "withheld (a key)" in text and str(0xBEEF) not in text, text
+    assert "write multiple registers command,command_seq" in text.replace("Modbus request: ", ""), text
