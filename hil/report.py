@@ -335,8 +335,13 @@ def proof_line(report: dict[str, Any]) -> str:
         return (f"no fault scenario ran, so this run proves none of its {len(cov)} checks able to fail: they judged "
                 "the devices only (the bundled suite's fault scenarios prove each check can fail: croupier run)")
     unproven = [cid for cid in targeted if not cov[cid]["failed_as_expected_by"]]
+    # a check only NOT DECISIVE scenarios targeted is undecided (listed above with why), not disproven
+    undecided = [cid for cid in unproven if all(_outcome(r) == "not decisive" for r in ran
+                                                if cid in r.get("expected_failures", ()))]
+    failed = [cid for cid in unproven if cid not in undecided]
     line = (f"{len(targeted) - len(unproven)}/{len(targeted)} checks proven able to fail by a fault scenario"
-            + (f" (not: {', '.join(unproven)})" if unproven else ""))
+            + (f" (not: {', '.join(failed)})" if failed else "")
+            + (f"; {len(undecided)} undecided, their fault scenarios NOT DECISIVE" if undecided else ""))
     if others := len(cov) - len(targeted):
         line += f"; {others} other check(s) ran with no fault scenario for them in this run"
     return line

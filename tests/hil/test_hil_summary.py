@@ -116,6 +116,10 @@ def test_the_proof_counts_only_the_checks_its_fault_scenarios_target():
                     "2 other check(s) ran with no fault scenario for them in this run")
     full = _report([_result("fault-a", "crazy-time", {"rounds": 5}, [_check("CT-lockout", "fail")], ("CT-lockout",))])
     assert proof_line(full) == "1/1 checks proven able to fail by a fault scenario"
+    smoke = _report([_result("fault-b", "crazy-time", {"rounds": 5}, [_check("CT-lockout", "indeterminate")],
+                             ("CT-lockout",), outcome="not decisive")])  # --max-rounds cut it short
+    assert proof_line(smoke) == ("0/1 checks proven able to fail by a fault scenario; 1 undecided, their fault "
+                                 "scenarios NOT DECISIVE")
 
 
 def test_not_decisive_is_shown_with_why():
