@@ -214,7 +214,12 @@ def run(
     verbose: VerboseOpt = 0,
     log_file: LogFileOpt = None,
 ) -> None:
-    """Run scenarios on the bench; print a verdict per scenario; write the reports."""
+    """Run scenarios on the bench; print a verdict per scenario; write the reports.
+
+    The reports go to OUT: report.json, report.html, junit.xml, manifest.json and the traces; an
+    earlier run there moves to OUT/archive first. Exit 0 when every scenario that ran is MET, 1 when
+    one is NOT MET (or none ran), 3 when none is NOT MET but one is NOT DECISIVE (a smoke run), 2 for
+    bad input (nothing was run) or a real device unreachable or not the one the scenario needs."""
     from hil.report import build_report, print_summary, provenance, write_json, write_junit
     from hil.pack import manifest_for_run
     from hil.runner import run_suite
