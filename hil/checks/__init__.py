@@ -83,8 +83,7 @@ def observe_checks(trace_path: Path, config: CheckConfig | None = None,
                 bench = BenchView.of(events)
                 uncertainty = {d: float(i["clock_uncertainty_s"]) for d, i in bench.info.items()
                                if isinstance(i, dict) and isinstance(i.get("clock_uncertainty_s"), (int, float))}
-                for c in checks:
-                    c.setup(bench)
+                _setup(checks, bench)  # a declaration missing a field is malformed evidence, never a crash
                 continue
             rv = RoundView.of(n, events)
             # A device time in this round was mapped with the estimate in force at the round's start

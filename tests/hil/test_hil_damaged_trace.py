@@ -74,3 +74,31 @@ def test_a_record_that_cannot_be_read_is_no_trace_naming_the_round(trace, tmp_pa
     res = runner.invoke(app, ["check", str(copy)])
     assert res.exception is None or isinstance(res.exception, SystemExit), res.exception
     assert res.exit_code == 2 and "(round 2) is damaged" in res.output, res.output
+
+
+def test_a_declaration_missing_a_field_is_a_finding_not_a_crash(trace, tmp_path):
+    """The wheel's round-0 declaration without its ``sections`` (a hand-made or vendor trace): the
+    layout check fails on malformed evidence naming the set-up; no traceback (was a KeyError)."""
+    copy = tmp_path / "no-sections.sqlite"
+    shutil.copy(trace, copy)
+
+    def strip(row):
+        return row[0] == 0 and row[3] == "wheel" and row[4] == "device_info"
+
+    from tests.hil.trace_surgery import rewrite
+
+    def fn(n, rows, state):
+        changed = False
+        for row in rows:
+            if strip(row) and isinstance(row[5], dict) and "sections" in row[5]:
+                row[5] = {k: v for k, v in row[5].items() if k != "sections"}
+                changed = True
+        return (rows, state) if changed else None
+
+    assert rewrite(copy, fn, relink=True) > 0
+    res = runner.invoke(app, ["check", str(copy)])
+    assert res.exception is None or isinstance(res.exception, SystemExit), res.exception
+    assert res.exit_code == 1, res.output
+    layout = next(c for c in json.loads(res.output)["checks"] if c["id"] == "CT-690.1-layout")
+    assert layout["verdict"] == "fail"
+    assert any(f["round"] == 0 and "KeyError" in f["message"] for f in layout["findings"]), layout
