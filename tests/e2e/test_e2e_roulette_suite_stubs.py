@@ -64,6 +64,7 @@ def test_roulette_suite_same_verdicts_on_the_vendor_protocol_wheel(stub_control,
         wheel = yaml.safe_load(f.read_text(encoding="utf-8")).get("table", {}).get("wheel", "single-zero")
         by_wheel.setdefault(wheel, []).append(f)
     assert set(by_wheel) == {"single-zero", "double-zero"}
+    decided: list[str] = []
     for wheel, paths in by_wheel.items():
         files = compressed_copies(paths, tmp_path / f"suite-{wheel}")
         sim_out, real_out = tmp_path / f"sim-{wheel}", tmp_path / f"real-{wheel}"
@@ -85,6 +86,10 @@ def test_roulette_suite_same_verdicts_on_the_vendor_protocol_wheel(stub_control,
             vb = {c["id"]: c["verdict"] for c in b[name]["checks"]}
             assert va == vb, (name, {k: (va[k], vb.get(k)) for k in va if va[k] != vb.get(k)})
             assert a[name]["stats"]["spins"] == b[name]["stats"]["spins"], name
-            assert a[name]["expectation_met"] == b[name]["expectation_met"], name
-        met = [n for n in b if b[n]["expectation_met"]]
-        assert met, "no scenario met its expectation in these rounds"
+            assert a[name]["outcome"] == b[name]["outcome"], name
+        # not vacuous: in these few rounds some scenario met its expectation, or some fault scenario's
+        # expected FAIL came out fail on the stubs (a cut run leaves most of them NOT DECISIVE)
+        # (over both wheels: the single-zero wheel's four scenarios are all NOT DECISIVE in 2 rounds)
+        decided += [n for n in b if b[n]["outcome"] == "met"
+                    or any(c["verdict"] == "fail" for c in b[n]["checks"] if c["id"] in b[n]["expected_failures"])]
+    assert decided, "no scenario was decided in these rounds"
