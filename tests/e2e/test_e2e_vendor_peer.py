@@ -423,8 +423,16 @@ def test_lockout_through_a_declared_relay_delay_is_judged(tmp_path, processing_m
     assert lockout["verdict"] == verdict, lockout
     assert _measurement(lockout, "presses_verified")["value"] >= 4, lockout
     true_max = max(lo["effective_s"] - lo["command_s"] for lo in peer["truth"]["lockouts"])
-    lo, hi = _measurement(lockout, "lockout_latency_max")["bracket"]
-    assert lo <= true_max <= hi, (lo, true_max, hi)
+    if verdict == "fail" and not any(m["name"] == "lockout_latency_max" for m in lockout["measurements"]):
+        # On a loaded machine the probe may run out before the slow lock-out takes effect: no press is
+        # refused, so no bracket; every probe press after the command was a wager, each a violation
+        # whose latency lies before the device's true lock-out
+        late = [float(f["message"].split(" ms after")[0].rsplit(" ", 1)[1]) / 1000 for f in lockout["findings"]
+                if "after the lock-out command" in f["message"]]
+        assert late and all(0.010 < x <= true_max + 0.001 for x in late), (late, true_max, lockout)
+    else:
+        lo, hi = _measurement(lockout, "lockout_latency_max")["bracket"]
+        assert lo <= true_max <= hi, (lo, true_max, hi)
     assert proc.returncode == (0 if verdict == "pass" else 1), _verdict_lines(proc)
 
 
