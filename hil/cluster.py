@@ -1,0 +1,86 @@
+"""A Dask client for work that spreads over processes or machines (``croupier mc``, and later
+``croupier run`` suites): ``with dask_client(workers, cluster) as client:``.
+
+- ``cluster`` None and ``workers`` <= 1: no Dask at all; ``client`` is None and the caller runs
+  in-process.
+- ``cluster`` None (or ``"local"``) and ``workers`` > 1: a ``distributed.LocalCluster`` of
+  ``workers`` single-threaded worker processes on 127.0.0.1, no dashboard, with the BLAS / OpenMP
+  thread counts set to 1 before each worker process starts (one core, one worker), closed with
+  its processes on exit.
+- ``cluster`` ``"tcp://HOST:PORT"`` (or any address Dask's comms take, e.g. ``tls://``): a client
+  of a running scheduler (``dask scheduler`` + ``dask worker``: docs/mc.md); ``workers`` is then
+  ignored (the cluster has the workers it has). An unreachable scheduler raises ``ClusterError``
+  within ``timeout_s`` with one line that says where and why.
+
+No home-made cluster: this is a thin factory over Dask's own.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+from collections.abc import Iterator
+from typing import Any
+
+#: What each local worker process gets before it starts (one thread of BLAS / OpenMP per worker).
+WORKER_ENV = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
+              "NUMEXPR_NUM_THREADS": "1", "VECLIB_MAXIMUM_THREADS": "1"}
+
+
+class ClusterError(RuntimeError):
+    """The cluster cannot be started or reached (one line: where and why)."""
+
+
+def _check(workers: int, cluster: str | None) -> None:
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ClusterError(f"--workers is a whole number >= 1, not {workers!r}")
+    if cluster is not None and cluster != "local" and "://" not in cluster:
+        raise ClusterError(f"--cluster is 'local' or a scheduler address such as tcp://HOST:PORT, not {cluster!r}")
+
+
+@contextlib.contextmanager
+def dask_client(workers: int = 1, cluster: str | None = None, *, timeout_s: float = 5.0,
+                resources: dict[str, float] | None = None, **cluster_kwargs: Any) -> Iterator[Any]:
+    """A ``distributed.Client`` for ``workers`` local processes or the scheduler at ``cluster``;
+    None when the work should run in-process (one worker, no cluster). ``resources`` are given to
+    each local worker (e.g. ``{"bench": 1}``) so tasks can be pinned with ``resources=``."""
+    _check(workers, cluster)
+    if cluster is None and workers <= 1:
+        yield None
+        return
+    import dask
+    from distributed import Client, LocalCluster
+
+    if cluster is not None and cluster != "local":
+        try:
+            client = Client(cluster, timeout=f"{timeout_s}s", set_as_default=False)
+        except (OSError, TimeoutError, ValueError) as exc:
+            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise ClusterError(f"cannot reach the Dask scheduler at {cluster} within {timeout_s:g} s: {reason}") from None
+        try:
+            yield client
+        finally:
+            client.close()
+        return
+    environ = {**dask.config.get("distributed.nanny.pre-spawn-environ", {}), **WORKER_ENV}
+    with dask.config.set({"distributed.nanny.pre-spawn-environ": environ}):
+        try:
+            local = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                 dashboard_address=None, silence_logs=logging.ERROR, resources=resources,
+                                 **cluster_kwargs)
+        except (OSError, TimeoutError) as exc:
+            raise ClusterError(f"cannot start a local Dask cluster of {workers} workers: {exc}") from None
+    try:
+        client = Client(local, set_as_default=False)
+        try:
+            yield client
+        finally:
+            client.close()
+    finally:
+        local.close()
+
+
+def worker_pids(client: Any) -> list[int]:
+    """The process ids of the cluster's workers (for tests and diagnostics)."""
+    return sorted(client.run(os.getpid).values()) if client is not None else []
