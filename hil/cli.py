@@ -6,6 +6,7 @@
     croupier rtp roulette-up [--paytable A..E|P1..P7] [--wheel single|double] [--json]   (none: all)
     croupier rtp roulette-x [--paytable A|B] [--wheel single|double] [--rules FILE] [--json]
     croupier check TRACE [--budget-s S]
+    croupier mc GAME [--rounds N] [--seed S] [--workers W | --cluster tcp://HOST:PORT] [--json]
     croupier traceability [--out FILE]
     croupier stub DEVICE (--modbus URL | --serial URL | --pty) [--param NAME=VALUE ...]
     croupier outcomes (TRACE | OUT_DIR | --from slingshot LOG) [--csv | --json]
@@ -631,6 +632,72 @@ def conformance(
 from hil import pack_cli  # noqa: E402 — `croupier pack` and `croupier verify` (docs/pack.md)
 
 pack_cli.register(app)
+
+
+@app.command()
+def mc(
+    game: Annotated[str, typer.Argument(help="a game of `croupier rtp`: crazy-time, roulette-up, roulette-x, "
+                                             "a card side wager")],
+    rounds: Annotated[int, typer.Option(help="rounds (spins, streaks, hands) to play", min=1)] = 1_000_000,
+    seed: Annotated[int, typer.Option(help="the run's seed (SeedSequence root)", min=0)] = 0,
+    workers: Annotated[int, typer.Option(help="worker processes; > 1 starts a local Dask cluster", min=1)] = 1,
+    cluster: Annotated[Optional[str], typer.Option(
+        help="'local', or a running Dask scheduler: tcp://HOST:PORT (docs/mc.md)")] = None,
+    rules: Annotated[Optional[Path], typer.Option(help="Rules Submission TOML (crazy-time, roulette-x)")] = None,
+    paytable: Annotated[Optional[str], typer.Option(help="roulette-up: A..E, P1..P7; roulette-x: A | B; cards")] = None,
+    wheel: Annotated[Optional[str], typer.Option(help="roulette: single | double (zero)")] = None,
+    decks: Annotated[Optional[int], typer.Option(help="card side wagers: decks in the shoe", min=1)] = None,
+    base: Annotated[bool, typer.Option("--base", help="crazy-time: the base game only (number wagers)")] = False,
+    confidence: Annotated[float, typer.Option(help="confidence of the interval")] = 0.95,
+    chunk: Annotated[int, typer.Option(help="rounds per chunk (at most 2**20; part of the figures' identity)",
+                                       min=1)] = 2 ** 20,
+    json: Annotated[bool, typer.Option("--json", help="print the figures as JSON (timing on stderr)")] = False,
+) -> None:
+    """Monte Carlo of a game's maths: per wager RTP, SD, hit frequency and CI against the exact RTP.
+
+    The figures are bit-identical for every `--workers` and `--cluster` (docs/mc.md); the timing is
+    printed on stderr with `--json`, under the table without."""
+    from hil.cluster import ClusterError
+    from hil.mc import McError, run_mc
+    from rules.mc import GAMES, GameNotBuilt
+
+    def bad(message: str) -> typer.Exit:
+        sys.stderr.write(f"error: {message}\nnothing was run\n")
+        return typer.Exit(EXIT_BAD_INPUT)
+
+    if game not in GAMES:
+        from hil.config import did_you_mean
+
+        raise bad(f"unknown game {game!r}{did_you_mean(game, tuple(GAMES))}; the games: {', '.join(GAMES)}")
+    try:
+        spec = GAMES[game]
+    except GameNotBuilt as exc:
+        raise bad(f"{exc.args[0]}; built: {', '.join(GAMES.available()) or 'none'}") from None
+    try:
+        options = spec.options(rules=rules, paytable=paytable, wheel=wheel, decks=decks, base=base)
+        result = run_mc(game, rounds, seed, options, workers=workers, cluster=cluster, chunk=chunk,
+                        confidence=confidence)
+    except (ValueError, ClusterError) as exc:  # ConfigError, McError and the games' own are ValueErrors
+        raise bad(str(exc)) from None
+    timing = (f"{result.rounds:,} {result.unit} in {result.wall_s:.2f} s: {result.rounds_per_s:,.0f} {result.unit}/s "
+              f"({'cluster ' + cluster if cluster else f'{workers} worker' + ('s' if workers > 1 else '')})")
+    if json:
+        sys.stdout.write(orjson.dumps(result.figures_json(), option=orjson.OPT_INDENT_2).decode() + "\n")
+        sys.stderr.write(f"mc: {timing}\n")
+        return
+    pct = lambda x: "" if x is None else f"{x:.4%}"  # noqa: E731
+    table = Table(title=f"{game}: Monte Carlo, {result.rounds:,} {result.unit}, seed {seed}, "
+                        f"{confidence:.1%} confidence intervals")
+    for col in ("wager", "rtp", "sd", "hit frequency", "CI", "exact rtp", "in CI", "z"):
+        table.add_column(col)
+    for w in result.wagers:
+        lo, hi = w.ci
+        table.add_row(w.wager, pct(w.tally.rtp), f"{w.tally.sd:.4f}", pct(w.tally.hit_frequency),
+                      f"{lo:.4%} – {hi:.4%}", pct(None if w.exact is None else float(w.exact)),
+                      {True: "yes", False: "NO", None: ""}[w.exact_in_ci], "" if w.z is None else f"{w.z:+.2f}")
+    console = Console(width=None if sys.stdout.isatty() else 150)
+    console.print(table)
+    console.print(timing)
 
 
 def main() -> None:

@@ -53,6 +53,7 @@ def dask_client(workers: int = 1, cluster: str | None = None, *, timeout_s: floa
     from distributed import Client, LocalCluster
 
     if cluster is not None and cluster != "local":
+        _probe(cluster, timeout_s)
         try:
             client = Client(cluster, timeout=f"{timeout_s}s", set_as_default=False)
         except (OSError, TimeoutError, ValueError) as exc:
@@ -79,6 +80,28 @@ def dask_client(workers: int = 1, cluster: str | None = None, *, timeout_s: floa
             client.close()
     finally:
         local.close()
+
+
+def _probe(address: str, timeout_s: float) -> None:
+    """A refused or unroutable tcp:// scheduler fails at once (Dask itself retries until its
+    timeout); other schemes are left to Dask."""
+    import socket
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(address)
+    if parts.scheme != "tcp":
+        return
+    try:
+        host, port = parts.hostname, parts.port
+    except ValueError as exc:
+        raise ClusterError(f"--cluster {address}: {exc}") from None
+    if not host or port is None:
+        raise ClusterError(f"--cluster {address}: a scheduler address is tcp://HOST:PORT")
+    try:
+        with socket.create_connection((host, port), timeout=timeout_s):
+            pass
+    except OSError as exc:
+        raise ClusterError(f"cannot reach the Dask scheduler at {address}: {exc.strerror or exc}") from None
 
 
 def worker_pids(client: Any) -> list[int]:
