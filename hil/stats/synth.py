@@ -5,8 +5,9 @@ the battery with.
 A bias is a sentence (``parse_bias``), one of three kinds, each a fault a lab looks for:
 
 * a hot (or cold) pocket or section, ``"pocket 17 +20 %"`` / ``"section 5:pachinko +20 %"`` /
-  ``"section pachinko +20 %"`` (every section showing Pachinko): the named symbols' probabilities
-  are multiplied by ``1 + X``, the others scaled so the whole sums to 1;
+  ``"section pachinko +20 %"`` (every section showing Pachinko) / ``"pockets 26 0 32 +30 %"`` (a
+  hot sector, as a rotor out of level makes): the named symbols' probabilities are multiplied by
+  ``1 + X``, the others scaled so the whole sums to 1;
 * neighbour dependence, ``"neighbour +20 %"``: after a result, the two symbols adjacent to it on the
   wheel are ``X`` more likely next. A Markov chain that is doubly stochastic, so its stationary
   distribution stays uniform: the χ² of the counts cannot see it, the pocket-distance test can;
@@ -31,12 +32,13 @@ from hil.stats.data import Alphabet, OutcomeData
 BiasKind = Literal["none", "hot", "neighbour", "direction"]
 
 #: the grammar ``parse_bias`` reads (said in its errors)
-BIAS_FORMS = ("'pocket 17 +20 %'", "'section 5:pachinko +20 %'", "'neighbour +20 %'",
+BIAS_FORMS = ("'pocket 17 +20 %'", "'pockets 26 0 32 +30 %'", "'section 5:pachinko +20 %'", "'neighbour +20 %'",
               "'clockwise pocket 17 +20 %'", "'anticlockwise pocket 17 +20 %'", "'none'")
 
 _PCT = r"(?P<pct>[+-]\s*\d+(?:\.\d+)?|\d+(?:\.\d+)?)\s*%"
 _HOT = re.compile(rf"^(?:(?P<dir>clockwise|cw|anticlockwise|anti-clockwise|counterclockwise|counter-clockwise|ccw)\s+)?"
-                  rf"(?P<what>pocket|section|symbol|number)\s+(?P<sym>\S+)\s+{_PCT}$", re.IGNORECASE)
+                  rf"(?P<what>pockets?|sections?|symbols?|numbers?)\s+(?P<sym>\S+(?:(?:\s*,\s*|\s+)[^\s,%+-][^\s,]*)*)\s+{_PCT}$",
+                  re.IGNORECASE)
 _NEIGHBOUR = re.compile(rf"^(?:neighbou?rs?|neighbou?r dependence)\s+{_PCT}$", re.IGNORECASE)
 _NONE = re.compile(r"^(?:none|fair|unbiased|h0)$", re.IGNORECASE)
 
@@ -60,19 +62,21 @@ class Bias:
         it shows ("pachinko" -> every Pachinko section). ValueError when none matches."""
         if self.symbol is None:
             return ()
-        want = self.symbol.strip().lower()
         syms = [s.lower() for s in alphabet.symbols]
-        if want in syms:
-            return (syms.index(want),)
-        by_number = [i for i, s in enumerate(syms) if ":" in s and s.split(":", 1)[0] == want]
-        if by_number:
-            return tuple(by_number)
-        by_spot = [i for i, s in enumerate(syms) if ":" in s and s.split(":", 1)[1] == want]
-        if by_spot:
-            return tuple(by_spot)
-        shown = ", ".join(alphabet.symbols[:12]) + (", …" if alphabet.k > 12 else "")
-        raise ValueError(f"bias {self.text!r}: {self.symbol!r} is not on the {alphabet.kind} wheel "
-                         f"(its symbols: {shown})")
+        found: list[int] = []
+        for want in self.symbol.replace(",", " ").lower().split():
+            if want in syms:
+                hit = [syms.index(want)]
+            elif not (hit := [i for i, s in enumerate(syms) if ":" in s and s.split(":", 1)[0] == want]):
+                hit = [i for i, s in enumerate(syms) if ":" in s and s.split(":", 1)[1] == want]
+            if not hit:
+                shown = ", ".join(alphabet.symbols[:12]) + (", …" if alphabet.k > 12 else "")
+                raise ValueError(f"bias {self.text!r}: {want!r} is not on the {alphabet.kind} wheel "
+                                 f"(its symbols: {shown})")
+            found.extend(i for i in hit if i not in found)
+        if len(found) == alphabet.k:
+            raise ValueError(f"bias {self.text!r} raises every symbol of {alphabet.kind}: that is no bias")
+        return tuple(found)
 
     def p1(self, alphabet: Alphabet) -> np.ndarray:
         """The biased distribution of one result (hot; direction-only: in the biased direction;
@@ -189,24 +193,27 @@ def simulate(alphabet: Alphabet, n: int, bias: Bias | str, rng: np.random.Genera
                        spin=np.arange(1, n + 1, dtype=np.int64))
 
 
-def _neighbour_chain(k: int, n: int, x: float, rng: np.random.Generator) -> np.ndarray:
+def _neighbour_chain(k: int, n: int, x: float, rng: np.random.Generator, first: int | None = None) -> np.ndarray:
     """The neighbour chain, vectorised. Each step is a fresh uniform draw with probability
     k/(k + 2x), else a step to one of the two neighbours of the last result (±1, equally likely):
     the mixture has exactly ``Bias.transition``'s rows. (x < 0, a cold neighbourhood, is no
-    mixture: drawn step by step from the rows, slower.)"""
+    mixture: drawn step by step from the rows, slower.) ``first``: the chain's first result
+    (None: drawn uniformly), so a chain can go on from where an earlier block left it."""
     if n == 0:
         return np.empty(0, np.int64)
     if x >= 0:
         fresh = rng.random(n) < k / (k + 2 * x)
         fresh[0] = True
         start = rng.integers(0, k, size=n)
+        if first is not None:
+            start[0] = first
         step = np.where(rng.random(n) < 0.5, -1, 1) * ~fresh
         walk = np.cumsum(step)
         last_fresh = np.maximum.accumulate(np.where(fresh, np.arange(n), 0))
         return (start[last_fresh] + walk - walk[last_fresh]) % k
     cum = np.cumsum(Bias("neighbour", x).transition(Alphabet("wheel", tuple(map(str, range(k))), None, True)), axis=1)
     out = np.empty(n, np.int64)
-    out[0] = rng.integers(0, k)
+    out[0] = rng.integers(0, k) if first is None else first
     u = rng.random(n)
     for t in range(1, n):
         out[t] = min(int(np.searchsorted(cum[out[t - 1]], u[t] * cum[out[t - 1], -1])), k - 1)
