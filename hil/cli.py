@@ -699,6 +699,57 @@ def mc(
     console.print(table)
     console.print(timing)
 
+@app.command()
+def plan(
+    game: Annotated[str, typer.Option(help="roulette, roulette-double, money-wheel or top-slot (reel 1)")],
+    bias: Annotated[str, typer.Option(help="the bias to detect: 'pocket 17 +20 %', 'pockets 26 0 32 +30 %', "
+                                          "'section pachinko +20 %', 'neighbour +20 %', 'clockwise pocket 17 +20 %'")],
+    alpha: Annotated[float, typer.Option(help="the battery's overall level (its false-alarm rate)")] = 0.01,
+    power: Annotated[float, typer.Option(help="the probability of detecting the bias asked for")] = 0.9,
+    simulations: Annotated[int, typer.Option(help="simulated runs per N evaluated (0: the noncentral chi-square only)")]
+    = 200,
+    seed: Annotated[int, typer.Option(help="the simulation's seed (the same figures every time)")] = 0,
+    correction: Annotated[str, typer.Option(help="the battery's multiple-comparison correction: holm or bonferroni")]
+    = "holm",
+    json_out: Annotated[bool, typer.Option("--json", help="one JSON object on stdout")] = False,
+) -> None:
+    """Plan a bias test: the spins needed to detect a bias at level alpha with the power asked.
+
+    Two methods, side by side (docs/plan.md): the noncentral chi-square of the one test built for
+    the bias, at the battery's first Holm level alpha/m; and the smallest N at which `croupier
+    analyze`'s battery itself flags the bias in at least that share of simulated runs (bisection,
+    fixed seed, a 95 % interval on the power achieved). Exit 2 for bad options."""
+    from hil.stats.plan import plan as make_plan
+
+    try:
+        if correction not in ("holm", "bonferroni"):
+            raise ValueError(f"--correction {correction!r}: holm or bonferroni")
+        if simulations < 0 or 0 < simulations < 10:
+            raise ValueError(f"--simulations {simulations}: 0 (the noncentral chi-square only) or at least 10")
+        doc = make_plan(game, bias, alpha, power, simulations, seed, correction)
+    except ValueError as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    if json_out:
+        sys.stdout.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY).decode() + "\n")
+        return
+    a, s = doc["analytic"], doc["simulated"]
+    table = Table(title=f"plan: {doc['bias']} on {doc['alphabet']}, alpha {alpha}, power {power}")
+    for col in ("method", "plays", "test", "level", "power at N"):
+        table.add_column(col)
+    table.add_row("noncentral chi-square", f"{a['n']:,}", f"{a['test']} ({a['dof']} dof)",
+                  f"{a['level']:.3g} (alpha/{a['battery_size']}, {correction})", f"{a['power']:.3f}")
+    if s is not None:
+        shown = "-" if s["n"] is None else f"{s['n']:,}"
+        lo, hi = s["power_ci"]
+        table.add_row("simulation", shown, f"the battery's verdict 'fail' ({s['simulations']} runs, seed {s['seed']})",
+                      f"{alpha} overall ({correction})", f"{s['power']:.3f} [{lo:.3f}, {hi:.3f}]")
+    Console().print(table)
+    if s is not None and s["flagged_by"]:
+        Console().print("flagged by: " + ", ".join(f"{t} {share:.0%}" for t, share in list(s["flagged_by"].items())[:4]))
+    if s is not None and s["note"]:
+        Console().print(s["note"])
+
 
 def main() -> None:
     app()
