@@ -168,10 +168,24 @@ ROULETTE_UP = McGame("roulette-up", "streaks", roulette_up_kernel, roulette_up_o
 # =========================================================================== Roulette X
 
 def _weighted(rng: np.random.Generator, values: np.ndarray, weights: np.ndarray, size: Any) -> np.ndarray:
-    """Exact draws of ``values`` by integer ``weights``."""
-    cum = np.cumsum(weights)
-    u = rng.integers(0, int(cum[-1]), size=size)
-    return values[np.searchsorted(cum, u, side="right")]
+    """Exact draws of ``values`` by integer ``weights``: a uniform integer below the weights'
+    total, looked up in a table holding each value ``weight`` times (or located in the cumulative
+    sums when the total is large)."""
+    total = int(np.sum(weights))
+    if total <= 1 << 16:
+        table = np.repeat(values, weights)
+        return table[rng.integers(0, total, size=size, dtype=np.uint8 if total <= 256 else np.uint16)]
+    u = rng.integers(0, total, size=size)
+    return values[np.searchsorted(np.cumsum(weights), u, side="right")]
+
+
+def _repeats(rows: np.ndarray) -> np.ndarray:
+    """Indices of the rows of ``rows`` that hold a value twice."""
+    same = np.zeros(rows.shape[0], dtype=bool)
+    for a in range(rows.shape[1]):
+        for b in range(a + 1, rows.shape[1]):
+            same |= rows[:, a] == rows[:, b]
+    return np.flatnonzero(same)
 
 
 def roulette_x_spins(rng: np.random.Generator, n: int, wheel_size: int, straight: int,
@@ -181,17 +195,16 @@ def roulette_x_spins(rng: np.random.Generator, n: int, wheel_size: int, straight
     m_vals, m_w = (np.array(v, dtype=np.int64) for v in zip(*mults))
     most = int(k_vals.max())
     k = _weighted(rng, k_vals, k_w, n)  # § 617b.5(d): how many numbers are lit
-    # the lit numbers: an ordered draw of `most` distinct pockets; the first k are lit
-    lit = np.empty((n, most), dtype=np.int64)
-    for j in range(most):
-        t = rng.integers(0, wheel_size - j, size=n)  # the t-th pocket not yet drawn
-        taken = np.sort(lit[:, :j], axis=1)
-        for c in range(j):
-            t += t >= taken[:, c]
-        lit[:, j] = t
+    # the lit numbers: `most` distinct pockets, an ordered draw without replacement (rows with a
+    # repeat are drawn again: what is kept is uniform over the ordered samples); the first k lit
+    lit = rng.integers(0, wheel_size, size=(n, most), dtype=np.uint8)
+    redo = _repeats(lit)
+    while redo.size:
+        lit[redo] = rng.integers(0, wheel_size, size=(redo.size, most), dtype=np.uint8)
+        redo = redo[_repeats(lit[redo])]
     odds = _weighted(rng, m_vals, m_w, (n, most))  # each lit number's payout, independently
-    result = rng.integers(0, wheel_size, size=n)  # where the ball comes to rest
-    number = rng.integers(0, wheel_size, size=n)  # the player's straight wager
+    result = rng.integers(0, wheel_size, size=n, dtype=np.uint8)  # where the ball comes to rest
+    number = rng.integers(0, wheel_size, size=n, dtype=np.uint8)  # the player's straight wager
     hit_slot = (lit == number[:, None]) & (np.arange(most)[None, :] < k[:, None])
     is_lit = hit_slot.any(axis=1)
     pay = np.where(is_lit, (odds * hit_slot).sum(axis=1), straight)  # § 617b.5(e) / (f)
