@@ -126,7 +126,7 @@ def _archive_previous(out: Path, keep: int = 5, *, quiet: bool = False) -> None:
     with one line on stderr saying which. Only folders named as this function names them are ever
     deleted."""
     old = [p for p in (out / "report.json", out / "junit.xml", out / "traces", out / "manifest.json", out / "inputs",
-                       out / "evidence-pack.tar", out / "report.html") if p.exists()]
+                       out / "evidence-pack.tar", out / "report.html", out / "analysis.json") if p.exists()]
     archive = out / "archive"
     if old:
         stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
@@ -750,6 +750,65 @@ def plan(
     if s is not None and s["note"]:
         Console().print(s["note"])
 
+
+@app.command()
+def analyze(
+    path: Annotated[Path, typer.Argument(help="a trace (.sqlite), a run's out folder, a `croupier outcomes` CSV or "
+                                              "JSON, a CSV with a result column, or with --from slingshot a raw wheel log")],
+    source: Annotated[Optional[str], typer.Option(
+        "--from", help="read PATH as: trace, csv, json or slingshot (a raw wheel log); default: by what it is")] = None,
+    wheel: Annotated[Optional[str], typer.Option(
+        help="the results' alphabet where the file cannot say: single, double, money-wheel (sections 0-53), "
+             "money-wheel-spots, pachinko, top-slot-reel1, top-slot-reel2")] = None,
+    alpha: Annotated[float, typer.Option(help="the family-wise level of the whole analysis (its false-alarm rate)")]
+    = 0.01,
+    correction: Annotated[str, typer.Option(help="the multiple-comparison correction within a battery: holm or "
+                                                 "bonferroni")] = "holm",
+    json_out: Annotated[bool, typer.Option("--json", help="one JSON object on stdout")] = False,
+    quiet: QuietOpt = False,
+    verbose: VerboseOpt = 0,
+    log_file: LogFileOpt = None,
+) -> None:
+    """Test outcome data for bias and dependence: the battery of docs/analyze.md, per device.
+
+    Reads a trace or a run's out folder (each device's own reports: the money wheel and its Top
+    Slot, Pachinko landings, bonus boards, the ball wheel and its lit numbers), `croupier outcomes`
+    CSV or JSON, a plain CSV with a `result` column (optional `direction`, `time`, `dealer`, `spin`),
+    or a raw wheel log (`--from slingshot`). Each data set gets the χ² per symbol, runs, correlation
+    within a play and between consecutive plays, the pocket-distance dealer signature and
+    per-direction splits (and per dealer), the correction stated. A run folder with a report.html
+    gets OUT/analysis.json and an "Outcome analysis" section in it. Exit 0 pass, 1 fail, 3
+    undecided (evidence too thin), 2 bad input."""
+    verbosity = _logging(quiet, verbose, log_file)
+    import math
+
+    from hil.analyze import AnalyzeError, analyze as run_analysis, print_analysis, read as read_outcome_data
+
+    if isinstance(alpha, bool) or not (math.isfinite(alpha) and 0 < alpha < 1):
+        sys.stderr.write(f"error: --alpha: need a number in (0, 1), not {alpha}\n")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    if correction not in ("holm", "bonferroni"):
+        sys.stderr.write(f"error: --correction {correction!r}: holm or bonferroni\n")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    try:
+        datasets = read_outcome_data(path, source, wheel)
+    except (AnalyzeError, ValueError) as exc:  # AnalyzeError, and the data contract's own ValueError
+        sys.stderr.write(f"error: {' '.join(str(exc).split())}\n")
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+    result = run_analysis(datasets, alpha, correction, str(path))
+    doc = result.to_json(plots=False)
+    if path.is_dir() and (path / "report.html").exists():
+        from hil.analyze import write_report_section
+
+        try:
+            write_report_section(result, path)
+        except (OSError, ValueError) as exc:  # the analysis stands; the page could not be re-rendered
+            sys.stderr.write(f"warning: {path / 'report.html'}: the outcome analysis not added: {exc}\n")
+    if json_out:
+        sys.stdout.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2).decode() + "\n")
+    else:
+        print_analysis(result, verbosity, Console(width=None if sys.stdout.isatty() else 160))
+    raise typer.Exit({"pass": EXIT_OK, "fail": EXIT_EXPECTATION, "undecided": EXIT_NOT_DECISIVE}[result.verdict])
 
 def main() -> None:
     app()

@@ -139,7 +139,8 @@ def _figures(report: dict[str, Any], out_dir: Path, jobs: int | None = None) -> 
     return [f for figs in done for f in figs] + missing
 
 
-def render(report: dict[str, Any], figures: list[Figure]) -> str:
+def render(report: dict[str, Any], figures: list[Figure], analysis: dict[str, Any] | None = None,
+           analysis_figures: list[Figure] | None = None) -> str:
     scenarios = report.get("scenarios", [])
     prov = report.get("provenance") or {}
     summary = report.get("summary") or {}
@@ -165,7 +166,8 @@ def render(report: dict[str, Any], figures: list[Figure]) -> str:
     w(f"<p>git <code>{e(prov.get('git_sha'))}</code>{' (dirty)' if prov.get('git_dirty') else ''}</p></header>")
     w("<nav><a href=\"#summary\">Summary</a><a href=\"#verdicts\">Verdicts</a><a href=\"#plots\">Plots</a>"
       "<a href=\"#traceability\">Traceability</a><a href=\"#provenance\">Provenance</a>"
-      "<a href=\"#details\">Scenarios and checks</a><a href=\"#regulation\">Regulation texts</a></nav><main>")
+      + ("<a href=\"#analysis\">Outcome analysis</a>" if analysis is not None else "")
+      + "<a href=\"#details\">Scenarios and checks</a><a href=\"#regulation\">Regulation texts</a></nav><main>")
 
     # ---------------------------------------------------------------- summary
     w("<section id=\"summary\"><h2>Summary</h2><div class=\"cards\">")
@@ -241,6 +243,10 @@ def render(report: dict[str, Any], figures: list[Figure]) -> str:
             w(f"<figure {attrs}>{f.svg}<figcaption>{link} {verdict} "
               f"{e(f.caption)}</figcaption></figure>")
     w("</section>")
+
+    # ---------------------------------------------------------------- outcome analysis (croupier analyze)
+    if analysis is not None:
+        _analysis_section(w, analysis, analysis_figures or [])
 
     # ---------------------------------------------------------------- traceability
     _traceability(w, report)
@@ -390,15 +396,99 @@ def _traceability(w, report: dict[str, Any]) -> None:
     w("</section>")
 
 
+#: ``croupier analyze OUT``'s analysis beside the report (hil.analyze.ANALYSIS_NAME)
+ANALYSIS_FILE = "analysis.json"
+
+
+def load_analysis(report: dict[str, Any], out_dir: Path) -> dict[str, Any] | None:
+    """``out_dir/analysis.json`` (``croupier analyze OUT``), or None when there is none. One that
+    cannot be read, or that names another run's manifest, is returned as ``{"stale": reason}``: the
+    page says so and shows none of it (never the analysis of another run)."""
+    import json
+
+    path = Path(out_dir) / ANALYSIS_FILE
+    if not path.exists():
+        return None
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(doc, dict) or not isinstance(doc.get("datasets"), list):
+            raise ValueError("not an analysis")
+    except (OSError, ValueError) as exc:
+        return {"stale": f"{ANALYSIS_FILE} cannot be read ({exc})"}
+    mine = (report.get("manifest") or {}).get("sha256")
+    if doc.get("manifest_sha256") != mine:
+        return {"stale": f"{ANALYSIS_FILE} is the analysis of another run (manifest {doc.get('manifest_sha256')}, "
+                         f"this run's {mine}): run croupier analyze on this folder again"}
+    return doc
+
+
+def _analysis_section(w, doc: dict[str, Any], figures: list[Figure]) -> None:
+    """The "Outcome analysis" section: ``croupier analyze OUT``'s verdict, its correction, one row per
+    battery (a data set, or one dealer's plays), the failed tests, and the figures (hil.plots)."""
+    w("<section id=\"analysis\"><h2>Outcome analysis</h2>")
+    if doc.get("stale"):
+        w(f"<p class=\"err\" data-analysis=\"stale\">Not shown: {e(doc['stale'])}.</p></section>")
+        return
+    fam = doc.get("family") or {}
+    w(f"<p data-analysis-verdict=\"{e(doc.get('verdict'))}\">{badge(str(doc.get('verdict')))} "
+      f"<code>croupier analyze</code> of the devices' own reports in the traces (docs/analyze.md), "
+      f"written {e(doc.get('written_utc'))}: {e(fam.get('rule'))}.</p>")
+    if doc.get("off_alphabet"):
+        w(f"<p class=\"err\">{e(doc['off_alphabet'])} result(s) reported that the device cannot produce.</p>")
+    tests = doc.get("tests") or []
+    w("<table id=\"analysis-batteries\"><tr><th>data set</th><th>scenario</th><th>dealer</th><th>alphabet</th>"
+      "<th>plays</th><th>left out</th><th>tests</th><th>failed</th><th>smallest adj. p</th><th>verdict</th></tr>")
+    for d in doc["datasets"]:
+        mine = [t for t in tests if t.get("dataset") == d.get("id")]
+        ps = [t["p_adjusted"] for t in mine if isinstance(t.get("p_adjusted"), (int, float))]
+        left = ", ".join(f"{k} {v}" for k, v in (d.get("excluded") or {}).items()) or "—"
+        fault = " (fault scenario)" if d.get("expected_failures") else ""
+        w(f"<tr id=\"{anchor('analysis', str(d.get('id')))}\"><td>{e(d.get('name'))}<br><span class=\"muted\">"
+          f"{e(d.get('source'))}</span></td><td>{e(d.get('scenario') or '—')}{e(fault)}</td><td>{e(d.get('dealer') or '—')}"
+          f"</td><td>{e(d.get('alphabet'))}</td><td class=\"n\">{e(d.get('n'))}</td><td>{e(left)}</td>"
+          f"<td class=\"n\">{len(mine)}</td><td class=\"n\">{sum(t.get('verdict') == 'fail' for t in mine)}</td>"
+          f"<td class=\"n\">{_fmt(min(ps)) if ps else '—'}</td><td>{badge(str(d.get('verdict')))}</td></tr>")
+    w("</table>")
+    failed = [t for t in tests if t.get("verdict") == "fail"]
+    if failed:
+        w("<h3>Failed tests</h3><table><tr><th>data set</th><th>test</th><th>column / split</th><th>n</th>"
+          "<th>statistic</th><th>p</th><th>adj. p</th><th>null hypothesis</th></tr>")
+        for t in failed:
+            w(f"<tr><td>{e(t.get('source'))}</td><td>{e(t.get('test'))}</td><td>{e(t.get('column'))} / {e(t.get('split'))}"
+              f"</td><td class=\"n\">{e(t.get('n'))}</td><td class=\"n\">{e(t.get('statistic_name'))} "
+              f"{_fmt(t.get('statistic'))}</td><td class=\"n\">{_fmt(t.get('p_value'))}</td>"
+              f"<td class=\"n\">{_fmt(t.get('p_adjusted'))}</td><td>{e(t.get('null'))}</td></tr>")
+        w("</table>")
+    thin = doc.get("thin") or []
+    if thin:
+        w(f"<details><summary>Evidence thin: {len(thin)} test(s) too few or weak for lack of data</summary>"
+          "<ul class=\"findings\">" + "".join(f"<li>{e(x)}</li>" for x in thin) + "</ul></details>")
+    if not plots_enabled():
+        w(f"<p class=\"err\">Plots not drawn: {PLOTS_ENV}={e(os.environ.get(PLOTS_ENV))}.</p>")
+    for f in figures:
+        attrs = f'id="{anchor("analysis-fig", f.check_id, f.kind)}" data-plot-kind="{e(f.kind)}" data-dataset="{e(f.check_id)}"'
+        if f.error:
+            w(f"<figure {attrs}><figcaption class=\"err\">{e(f.scenario)}: not drawn — {e(f.error)}</figcaption></figure>")
+        else:
+            w(f"<figure {attrs}>{f.svg}<figcaption>{badge(f.verdict or '')} {e(f.caption)}</figcaption></figure>")
+    w("</section>")
+
+
 def write_html(report: dict[str, Any], out_dir: Path, *, jobs: int | None = None) -> Path:
     """Write ``out_dir/report.html`` for ``report`` (``report.json``'s content), its plots drawn from
     the traces under ``out_dir``; returns its path."""
     out_dir = Path(out_dir)
     started = time.perf_counter()
     figures = _figures(report, out_dir, jobs)
+    analysis = load_analysis(report, out_dir)
+    analysis_figs = []
+    if analysis is not None and not analysis.get("stale") and plots_enabled():
+        from hil.plots import analysis_figures
+
+        analysis_figs = analysis_figures(analysis)
     path = out_dir / "report.html"
     tmp = path.with_suffix(".html.tmp")
-    tmp.write_text(render(report, figures), encoding="utf-8")
+    tmp.write_text(render(report, figures, analysis, analysis_figs), encoding="utf-8")
     tmp.replace(path)
     _log.info("wrote %s", path, extra={"figures": len(figures), "bytes": path.stat().st_size,
                                        "duration_s": round(time.perf_counter() - started, 3)})

@@ -570,3 +570,110 @@ def plot_scenario(job: tuple[str, str, list[tuple[str, str]], dict[str, str]]) -
                     "not the one the report judged.")
         figs.append(Figure(kind, scenario, cid, title, cap, verdict, svg, data=data))
     return figs
+
+
+# ------------------------------------------------------------------------ croupier analyze (analysis.json)
+#: data sets of an analysis drawn at most (the failed ones first, then those with the most plays)
+ANALYSIS_MAX_DATASETS = 6
+
+
+def _analysis_test(doc: dict[str, Any], ds: str, test: str, split: str = "all") -> dict[str, Any] | None:
+    return next((t for t in doc.get("tests", ()) if t.get("dataset") == ds and t.get("test") == test
+                 and t.get("column") == "result" and t.get("split") == split), None)
+
+
+def _stat_line(t: dict[str, Any] | None) -> str:
+    if t is None:
+        return "not tested"
+    if t.get("p_value") is None:
+        return "too few plays for the test"
+    return (f"χ² = {t['statistic']:.1f} on {t.get('dof')} dof, p = {t['p_value']:.3g}, adjusted "
+            f"{t['p_adjusted']:.3g}: {t['verdict']}")
+
+
+def _analysis_counts(plt, doc: dict[str, Any], d: dict[str, Any]) -> tuple[Any, str, dict]:
+    pd = d["plot"]
+    symbols = pd["symbols"]
+    k = len(symbols)
+    panels = pd["panels"]
+    fig, axes = plt.subplots(len(panels), 1, figsize=(7.2, 1.2 + 1.6 * len(panels)), sharex=True, squeeze=False)
+    lines = []
+    for ax, (name, p) in zip(axes[:, 0], panels.items()):
+        x = list(range(k))
+        lo, hi = p["band_lo"], p["band_hi"]
+        colors = ["#c53030" if (o < lo[i] or o > hi[i]) else "#2b6cb0" for i, o in enumerate(p["observed"])]
+        ax.bar(x, p["observed"], color=colors, width=0.8, label="observed")
+        ax.fill_between(x, lo, hi, step="mid", color="#38a169", alpha=0.18, label=f"each count's {1 - pd['alpha']:.2%} band")
+        ax.step(x, p["expected"], where="mid", color="#2f855a", lw=1, label="expected under the null")
+        t = _analysis_test(doc, d["id"], "chi2", name)
+        line = _stat_line(t)
+        bad = t is not None and t.get("verdict") == "fail"
+        ax.set_title(f"{name}: {p['n']} plays — {line}", fontsize=8, loc="left", color="#c53030" if bad else "#1a202c")
+        ax.set_ylabel("plays")
+        ax.set_xlim(-0.8, k - 0.2)
+        lines.append(f"{name} {line}")
+    axes[0, 0].legend(loc="lower right", bbox_to_anchor=(1.0, 1.12), ncol=3)
+    step = max(1, k // 27)
+    axes[-1, 0].set_xticks(list(range(k))[::step])
+    axes[-1, 0].set_xticklabels(symbols[::step], rotation=90, fontsize=6)
+    axes[-1, 0].set_xlabel(d["alphabet"] + (" (in wheel order)" if "distance" in pd else ""))
+    cap = (f"{d['source']}: observed count per symbol against its expectation under the null, each count with its "
+           f"two-sided binomial band at the battery's level α = {pd['alpha']:.3g}"
+           + (", pooled and per direction" if len(panels) > 1 else "") + f" ({'; '.join(lines)}). The verdict is the "
+           "battery's, at its corrected level, not a bar outside its band.")
+    return fig, cap, {"panels": panels}
+
+
+def _analysis_distance(plt, doc: dict[str, Any], d: dict[str, Any]) -> tuple[Any, str, dict]:
+    dist = d["plot"]["distance"]
+    fig, axes = plt.subplots(len(dist), 1, figsize=(7.2, 1.2 + 1.5 * len(dist)), sharex=True, squeeze=False)
+    t = _analysis_test(doc, d["id"], "distance")
+    for ax, (name, h) in zip(axes[:, 0], dist.items()):
+        k = len(h["observed"])
+        ax.bar(range(k), h["observed"], color="#2b6cb0", width=0.8, label="observed")
+        ax.step(range(k), h["expected"], where="mid", color="#2f855a", lw=1, label="expected (independent results)")
+        ts = _analysis_test(doc, d["id"], "distance", name)
+        ax.set_title(f"{name}: {h['n']} consecutive pairs — {_stat_line(ts)}", fontsize=8, loc="left",
+                     color="#c53030" if ts is not None and ts.get("verdict") == "fail" else "#1a202c")
+        ax.set_ylabel("pairs")
+    axes[0, 0].legend(loc="lower right", bbox_to_anchor=(1.0, 1.12), ncol=2)
+    axes[-1, 0].set_xlabel("pocket distance from one result to the next, clockwise positions (0: the same pocket)")
+    cap = (f"{d['source']}: the dealer signature, the histogram of the clockwise pocket distance between consecutive "
+           f"results (per direction of the later spin where both occur) against its expectation for independent "
+           f"results ({_stat_line(t)}). The battery's distance test signs the distance by the later spin's "
+           "direction.")
+    return fig, cap, {"distance": dist}
+
+
+def analysis_figures(doc: dict[str, Any]) -> list[Figure]:
+    """The figures of ``croupier analyze``'s analysis.json (``hil.analyze.plot_data``): per data set
+    drawn (``ANALYSIS_MAX_DATASETS``), observed against expected per symbol with each count's band
+    (pooled and per direction), and the pocket-distance histogram. Never raises."""
+    sets = [d for d in doc.get("datasets", ()) if isinstance(d, dict) and d.get("plot")]
+    sets.sort(key=lambda d: (d.get("verdict") != "fail", -(d.get("n") or 0)))
+    plt = _style()
+    figs = []
+    for d in sets[:ANALYSIS_MAX_DATASETS]:
+        jobs = [("analysis-counts", _analysis_counts, "Observed against expected per symbol")]
+        if "distance" in d["plot"]:
+            jobs.append(("analysis-distance", _analysis_distance, "Pocket distance between consecutive results"))
+        for kind, draw, name in jobs:
+            title = f"{name} — {d.get('name')}"
+            try:
+                fig, cap, data = draw(plt, doc, d)
+                fig.suptitle(title, fontsize=9, x=0.01, ha="left")
+                fig.tight_layout()
+                svg = to_svg(fig, figure_id(kind, "analysis", str(d.get("id"))))
+                plt.close(fig)
+            except Exception as exc:  # noqa: BLE001 — the page says what it could not draw
+                plt.close("all")
+                figs.append(Figure(kind, str(d.get("source")), str(d.get("id")), title, "", d.get("verdict"),
+                                   error=f"{type(exc).__name__}: {exc}"))
+                continue
+            figs.append(Figure(kind, str(d.get("source")), str(d.get("id")), title, cap, d.get("verdict"), svg,
+                               data=data))
+    if len(sets) > ANALYSIS_MAX_DATASETS:
+        figs.append(Figure("analysis-more", "", "more", "", "", None,
+                           error=f"{len(sets) - ANALYSIS_MAX_DATASETS} more data set(s) not drawn (the failed ones and "
+                                 "those with the most plays are)"))
+    return figs
