@@ -33,6 +33,7 @@ from hil.clock import WallClockEnvironment
 from hil.checks import CheckConfig, run_checks
 from hil.config import ConfigError, read_text
 from hil.controller import CROUPIER
+from hil.monitor import MonitorStop, RunMonitor
 from hil.scenario import LoadedScenario, Scenario
 from hil.progress import SuiteProgress, TraceObserver, outcome_of
 from hil.tables import TableContext, table_for
@@ -113,6 +114,7 @@ def check_config(sc: Scenario) -> CheckConfig:
         max_void_round_ratio=sc.checks.max_void_round_ratio,
         rounds_requested=sc.rounds,
         foreign_presses=sc.players.foreign_presses,
+        monitor=sc.monitor.model_dump() if sc.monitor is not None else None,
     )
 
 
@@ -138,6 +140,20 @@ def trace_meta(loaded: LoadedScenario, bench: LoadedBench, rules: LoadedRules | 
 
 class ResumeError(RuntimeError):
     pass
+
+
+def _install_monitor(writer: TraceWriter, sc: Scenario, resumed: Path | None) -> RunMonitor | None:
+    """The scenario's sequential monitor on ``writer`` (None: it has none); a resumed run's is fed
+    the rounds its trace already holds first."""
+    if sc.monitor is None or sc.table is None:
+        return None
+    rounds: list[tuple[int, list]] = []
+    if resumed is not None:
+        from hil.trace import TraceReader
+
+        with TraceReader(resumed) as reader:
+            rounds = [(n, [(e.device, e.kind, e.payload) for e in events]) for n, events in reader.rounds() if n > 0]
+    return RunMonitor.install(writer, sc.monitor.model_dump(), sc.table.wheel, rounds)
 
 
 def simulate(loaded: LoadedScenario, bench: LoadedBench, rules: LoadedRules, trace_path: Path,
@@ -179,6 +195,8 @@ def simulate(loaded: LoadedScenario, bench: LoadedBench, rules: LoadedRules, tra
     # before the table is built: the devices' telemetry goes through it (bench connect, wire faults)
     observer = TraceObserver(writer, sc.name, progress, real_devices=bench.config.real_time)
     observer.start(point.last_round if point is not None else 0)
+    # the sequential monitor (scenario ``monitor``): ends the rounds once decisive (hil.monitor)
+    monitor = _install_monitor(writer, sc, trace_path if point is not None else None)
     io = None
     ctx = None
     try:
@@ -213,9 +231,16 @@ def simulate(loaded: LoadedScenario, bench: LoadedBench, rules: LoadedRules, tra
                                                  "stream": [seed, first], "state": point.state})
             if point.state is not None:
                 ctl.restore(point.state)
-        env.run(until=ctl.run(sc.rounds, first))
+        try:
+            if monitor is None or not monitor.finished:  # (a resumed run its monitor had already ended: none)
+                env.run(until=ctl.run(sc.rounds, first))
+        except MonitorStop:  # decisive: the round it decided in is committed whole, the rounds end there
+            pass
         writer.commit()
-        writer.set_meta({"run_end": {"rounds": sc.rounds, "resumed_from": point.last_round if point else None}})
+        end = {"rounds": sc.rounds, "resumed_from": point.last_round if point else None}
+        if monitor is not None and monitor.finished:
+            end.update(rounds=monitor.stop_round, stopped_by_monitor=monitor.sprt.decision)
+        writer.set_meta({"run_end": end})
         return table.stats(ctl), env.now
     except BenchRefused as exc:  # the run stops here (exit 2); the trace says why
         writer.record(CROUPIER, "bench_refused", {"kind": exc.kind, "role": exc.role, "reason": exc.message})

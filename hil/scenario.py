@@ -401,6 +401,33 @@ class PokerTable(pydantic.BaseModel):
         return self.model_copy(update={"side": side})
 
 
+class Monitor(pydantic.BaseModel):
+    """The sequential monitor (``hil.monitor``, ``hil.stats.sequential``; docs/plan.md): Wald's
+    SPRT of the Roulette wheel fair (H0) against the planned ``bias`` (H1: ``'pocket 17 +20 %'``,
+    ``'pockets 26 0 32 +30 %'``, ``'neighbour +20 %'``, ``'clockwise pocket 17 +20 %'``) at nominal
+    error rates ``alpha`` and ``beta``, fed each round with the ball wheel's report of the valid
+    spin. With ``stop`` the scenario's rounds end at the round it becomes decisive (no decision
+    before ``min_spins`` valid spins); ``rounds`` is then the most the run may take. Judged by
+    ``RW-pocket-sprt``, which replays it from the trace."""
+
+    model_config = _STRICT
+    bias: str
+    alpha: float = Field(0.01, gt=0, lt=0.5)
+    beta: float = Field(0.1, gt=0, lt=0.5)
+    min_spins: int = Field(0, ge=0, le=10_000_000)
+    stop: bool = True
+
+    @pydantic.field_validator("bias")
+    @classmethod
+    def _bias(cls, text: str) -> str:
+        from hil.stats.synth import parse_bias
+
+        b = parse_bias(text)  # ValueError: what the forms are
+        if b.kind == "none" or b.strength == 0.0:
+            raise ValueError(f"{text!r} is no bias: the monitor needs a planned bias to tell from a fair wheel")
+        return b.text
+
+
 class Expect(pydantic.BaseModel):
     """What the scenario expects of the checks (``hil.runner.judge``, docs/scenarios.md "Outcome").
 
@@ -450,6 +477,8 @@ class Scenario(pydantic.BaseModel):
     lockout: Lockout = Lockout()
     #: the late-bet adversary (``hil.adversary``); None: none
     adversary: Adversary | None = None
+    #: the sequential monitor (``Monitor``; game: roulette); None: none
+    monitor: Monitor | None = None
     checks: CheckSettings = CheckSettings()
     expect: Expect = Expect()
     #: the Rules Submission this scenario is played under (a Crazy Time or Roulette X table), instead
@@ -474,6 +503,8 @@ class Scenario(pydantic.BaseModel):
             raise ValueError(f"'poker' is for game: {', '.join(POKER_GAMES)}, not {self.game}")
         if self.adversary is not None:
             self._adversary()
+        if self.monitor is not None:
+            self._monitor()
         if self.rules_submission is not None and self.game not in ("crazy-time", "roulette"):
             raise ValueError(f"rules_submission: a {self.game} table plays the regulation's own paytables")
         ids = {c.id for c in checks_for(self.game)}
@@ -493,6 +524,19 @@ class Scenario(pydantic.BaseModel):
                 raise ValueError(f"{section}: {extra} are not device roles of {self.game} (its roles: "
                                  f"{', '.join(self.roles)}){did_you_mean(extra[0], self.roles)}")
         return self
+
+    def _monitor(self) -> None:
+        """The monitor reads a Roulette ball wheel's numbers; its bias names pockets of the table's wheel."""
+        if self.game != "roulette" or self.table is None:
+            raise ValueError(f"monitor: the sequential monitor watches a Roulette wheel (game: roulette), not {self.game}")
+        from hil.monitor import design
+
+        try:
+            design(self.monitor.model_dump(), self.table.wheel)
+        except ValueError as exc:
+            raise ValueError(f"monitor.bias: {exc}") from None
+        if self.monitor.min_spins > self.rounds:
+            raise ValueError(f"monitor.min_spins: {self.monitor.min_spins} is more than the scenario's {self.rounds} rounds")
 
     def _adversary(self) -> None:
         """The adversary presses a player's seat (never the probe's: presses there after the lock-out

@@ -14,13 +14,14 @@ from hil.checks.cards import BLACKJACK_CHECKS
 from hil.checks.evidence import EVIDENCE_CHECKS
 from hil.checks.poker import CRAZY4_CHECKS, CRISS_CROSS_CHECKS, UTH_CHECKS
 from hil.checks.roulette import ROULETTE_CHECKS
+from hil.checks.sequential import SEQUENTIAL_CHECKS
 from hil.trace import ClockDeclarations, TraceReader
 
 #: Each game's checks, in report order. Crazy Time: the base game's (§§ 690.1–690.4), then the
 #: bonus games' (§§ 690.5–690.8); Roulette: Roulette X (§ 617b.5), Roulette Up (§ 617b.4), the wheel.
 GAME_CHECKS: dict[str, tuple[type[Check], ...]] = {
     "crazy-time": crazy_time.ALL_CHECKS + BONUS_CHECKS,
-    "roulette": ROULETTE_CHECKS,
+    "roulette": ROULETTE_CHECKS + SEQUENTIAL_CHECKS,
     "blackjack": BLACKJACK_CHECKS,
     # the poker tables: UTH side wagers (§§ 653b.2–653b.5), Criss-Cross Ultimate Pairs (§ 674b.1),
     # Crazy 4 Poker wager placement (§ 657a.7)

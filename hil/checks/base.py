@@ -87,6 +87,9 @@ class CheckConfig:
     #: what the scenario lets the croupier do with a press the rig did not make (a real player's):
     #: ``refuse`` ("not made by the rig" then excuses it from settlement) or ``settle`` (it does not)
     foreign_presses: str = "refuse"
+    #: the scenario's sequential monitor (``hil.monitor``: bias, alpha, beta, min_spins, stop), replayed by
+    #: ``RW-pocket-sprt``; None: the scenario has none
+    monitor: dict[str, Any] | None = None
 
     @classmethod
     def from_json(cls, data: dict[str, Any] | None) -> CheckConfig:

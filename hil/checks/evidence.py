@@ -31,7 +31,8 @@ class RunEvidence(Check):
     99 % lower confidence bound exceeds the limit) and void rounds (``round_end`` void:
     no settlement at all) must stay within the limits the scenario declares; an error of the run
     (``run_error``) fails it outright, and so does a trace holding fewer rounds than the scenario
-    asked for (a run that did not finish)."""
+    asked for (a run that did not finish), or, in a run its sequential monitor stopped
+    (``monitor_stop``), fewer than the rounds up to the stop."""
 
     id = "EVIDENCE-link"
     section = "rig evidence"
@@ -42,6 +43,7 @@ class RunEvidence(Check):
         self.wire_faults = self.reconnects = self.spins = self.void_spins = self.void_rounds = 0
         self.errors = 0
         self.kinds: dict[str, int] = {}
+        self.monitor_stop: int | None = None
 
     def setup(self, bench: BenchView) -> None:
         super().setup(bench)
@@ -67,6 +69,8 @@ class RunEvidence(Check):
                 elif k == "run_error":
                     self.errors += 1
                     self.finding(rv.n, e, "the run ended by an error: its evidence is incomplete")
+                elif k == "monitor_stop" and e.payload.get("stop", True) and self.monitor_stop is None:
+                    self.monitor_stop = rv.n  # the sequential monitor ended the rounds here (RW-pocket-sprt judges it)
         if rv.end is not None:
             self.rounds += 1
             if rv.end.payload.get("void"):
@@ -94,7 +98,14 @@ class RunEvidence(Check):
         if round_ratio > c.max_void_round_ratio:
             self.finding(0, None, f"{self.void_rounds} of {self.rounds} rounds void ({round_ratio:.1%}); the "
                          f"scenario allows {c.max_void_round_ratio:.1%}")
-        if c.rounds_requested is not None:
+        if c.rounds_requested is not None and self.monitor_stop is not None:
+            # a run the sequential monitor stopped holds the rounds up to its stop (RW-pocket-sprt checks the stop)
+            m.append(Measurement("rounds_completed", self.rounds, "rounds",
+                                 limit=f"== {self.monitor_stop} (the monitor's stop; at most {c.rounds_requested})"))
+            if self.rounds < self.monitor_stop:
+                self.finding(0, None, f"the trace holds {self.rounds} of the {self.monitor_stop} rounds up to the "
+                             "sequential monitor's stop")
+        elif c.rounds_requested is not None:
             m.append(Measurement("rounds_completed", self.rounds, "rounds", limit=f"== {c.rounds_requested}"))
             if self.rounds < c.rounds_requested:
                 self.finding(0, None, f"the trace holds {self.rounds} of the {c.rounds_requested} rounds the scenario "
