@@ -30,9 +30,10 @@ from rules.mc import cards_deal as cd
 from rules.poker_side_rtp import DEFAULT_DECKS as POKER_DECKS
 from rules.poker_side_rtp import PAYTABLES_OF as POKER_PAYTABLES
 
-HANDS = 1 << 20
-#: the poker wagers pay no jackpot: half as many hands give as meaningful an interval
-POKER_HANDS = 1 << 19
+#: hands per agreement run (the rare jackpot rows are pinned by test_blackjack_hand_frequencies)
+HANDS = 1 << 19
+#: hands per hand-frequency run: the rarest row (three 7's all diamonds, ~4e-6) expected ~8 times
+FREQUENCY_HANDS = 1 << 21
 SEED = 20261202
 CONFIDENCE = 0.999
 
@@ -82,7 +83,7 @@ def test_mc_agrees_with_exact_rtp(game: str, paytable: str | None, decks: int | 
 
     doc = _card_rtp_doc(game, _card_wagers()[game], paytable, decks, None, None)
     assert sorted(exact) == sorted(w["wager"] for w in doc["wagers"])
-    hands = HANDS if game in BJ_PAYTABLES else POKER_HANDS
+    hands = HANDS
     got = spec.kernel(np.random.default_rng(SEED), hands, options)
     assert sorted(got) == sorted(exact)
     for wager, t in got.items():
@@ -93,6 +94,55 @@ def test_mc_agrees_with_exact_rtp(game: str, paytable: str | None, decks: int | 
         # a meaningful interval: narrower than half the RTP (the widest, Royal Match's, is
         # dominated by the Crown Treasure's 10,000 stakes at a probability of ~8e-6)
         assert hi - lo < float(exact[wager]) / 2
+
+
+def _hand_enums(wager: str) -> list:
+    from rules.bj_paytables import BlazingSevensHand as B7
+    from rules.bj_paytables import KingsBountyHand as KB
+    from rules.bj_paytables import RoyalMatchHand as RM
+    from rules.bj_paytables import TwentyOnePlusThreeHand as T3
+
+    if wager == "royal-match":
+        return [RM.NOTHING, RM.STRAIGHT_FLUSH, RM.ROYAL_MATCH, RM.CROWN_TREASURE]
+    if wager == "kings-bounty":
+        return [KB.NOTHING, KB.KING_OF_SPADES_PAIR_DEALER_BLACKJACK, KB.KING_OF_SPADES_PAIR, KB.SUITED_KINGS,
+                KB.SUITED_QUEENS_JACKS_TENS, KB.SUITED_20, KB.PAIR_OF_KINGS, KB.ANY_20]
+    if wager == "blazing-sevens":
+        return [B7.NOTHING, B7.ONE_SEVEN, B7.TWO_SEVENS, B7.THREE_SEVENS, B7.THREE_SAME_COLOUR, B7.THREE_SAME_SUIT,
+                B7.THREE_DIAMONDS]
+    # 21+3 with the premium ranks of paytable 1 (aces, kings), spades declared
+    out = [T3.NOTHING, T3.FLUSH, T3.STRAIGHT, T3.TRIPS, T3.STRAIGHT_FLUSH, None, None, None]
+    for ident in range(52):
+        premium = ident % 13 in (cd.ACE, cd.KING)
+        out.append(T3.SUITED_TRIPS if not premium else T3.DECLARED_SUIT if ident // 13 == cd.SPADES
+                   else T3.SUITED_PREMIUM)
+    return out
+
+
+@pytest.mark.parametrize("decks", BJ_DECKS)
+@pytest.mark.parametrize("wager", ["twenty-one-plus-three", "royal-match", "kings-bounty", "blazing-sevens"])
+def test_blackjack_hand_frequencies(wager: str, decks: int) -> None:
+    """Every paytable row's frequency in the kernel's deal (a fresh shoe per hand) against its
+    exact probability (``croupier rtp``'s ``hands``): the jackpot rows, too rare for the RTP's
+    interval to see (a Crown Treasure is 8 % of Royal Match's RTP at a probability of 8e-6), are
+    each seen and within 4 standard deviations."""
+    from rules.blackjack_side import hand_distribution
+
+    cards, classify, classes, _ = mc._BLACKJACK[wager]
+    counts = np.bincount(classify(cd.deal(np.random.default_rng(SEED + decks), FREQUENCY_HANDS, cards, decks)),
+                         minlength=classes)
+    seen: dict = {}
+    for hand, k in zip(_hand_enums(wager), counts.tolist(), strict=True):
+        if hand is None:
+            assert k == 0
+            continue
+        seen[hand] = seen.get(hand, 0) + k
+    exact = hand_distribution(wager, decks, premium_ranks=(14, 13), declared_suit="s")
+    assert set(exact) <= set(seen)
+    for hand, k in seen.items():
+        expect = FREQUENCY_HANDS * float(exact.get(hand, Fraction(0)))
+        assert expect > 8, (hand, expect)
+        assert k > 0 and abs(k - expect) < 4 * np.sqrt(expect), (wager, decks, str(hand), k, expect)
 
 
 def test_kernel_is_deterministic_given_the_generator() -> None:
