@@ -50,7 +50,7 @@ class PocketSprt(TableCheck):
         self.rounds += 1
         if self.sprt is None:
             return
-        if self.stops and self.stops[0][1].get("stop", True) and rv.end is not None:
+        if self.stops and self.config.monitor.get("stop", True) and rv.end is not None:
             self.after_stop += 1
         ball = valid_ball(rv)
         if ball is not None:
