@@ -130,8 +130,10 @@ def read(path: Path, source: str | None = None, wheel: str | None = None) -> lis
         where = str(path)
     if not sets:
         raise AnalyzeError(f"{where}: no outcome data (no report of a wheel or an RNG device it can analyse)")
-    kept = [d for d in sets if d.data.n > 0]
-    if not kept:
+    # a data set without a counted play is dropped (a device that had no round to play) unless the device
+    # reported something: plays all void (thin evidence, undecided) or results off its alphabet (a fault)
+    kept = [d for d in sets if d.data.n > 0 or d.excluded or d.off_alphabet]
+    if not any(d.data.n for d in kept) and not any(d.off_alphabet for d in kept):
         left = sum(sum(d.excluded.values()) for d in sets)
         raise AnalyzeError(f"{where}: empty data: no play to analyse ({left} left out: "
                            + ", ".join(f"{k} {v}" for k, v in _sum_counts(d.excluded for d in sets).items()) + ")"
