@@ -431,25 +431,25 @@ def _signed(d: int, k: int) -> str:
     return f"{d:+d}" if d <= k // 2 else f"{d - k:+d}"
 
 
-def _distance_counts(a: np.ndarray, b: np.ndarray, sign: np.ndarray, k: int) -> np.ndarray:
-    d = (sign * (b - a)) % k
-    return np.bincount(d, minlength=k)
-
-
-def _distance(data: OutcomeData, split: str, pair_mask: np.ndarray | None) -> _Raw:
-    a = data.alphabet
-    k = a.k
+def _pair_distances(data: OutcomeData) -> tuple[np.ndarray, np.ndarray]:
+    """Per consecutive pair (i, i+1): the clockwise pocket distance, in the direction of spin i+1
+    when it is known (anticlockwise: the distance counted anticlockwise), and that sign (+1/-1)."""
     r = data.results
     sign = np.ones(max(r.size - 1, 0), dtype=np.int64)
+    if data.direction is not None:
+        sign = np.where(data.direction[1:] < 0, -1, 1)
+    return (sign * (r[1:] - r[:-1])) % data.alphabet.k, sign
+
+
+def _distance(data: OutcomeData, split: str, pair_mask: np.ndarray | None,
+              pairs: tuple[np.ndarray, np.ndarray] | None = None) -> _Raw:
+    a = data.alphabet
+    k = a.k
+    dist, sign = pairs if pairs is not None else _pair_distances(data)
     signed = data.direction is not None
-    if signed:
-        dn = data.direction[1:]
-        sign = np.where(dn < 0, -1, 1)
     if pair_mask is not None:
-        prev, nxt, sign = r[:-1][pair_mask], r[1:][pair_mask], sign[pair_mask]
-    else:
-        prev, nxt = r[:-1], r[1:]
-    n = int(prev.size)
+        dist, sign = dist[pair_mask], sign[pair_mask]
+    n = int(dist.size)
     how = ("clockwise pocket distance, in the direction of the later spin" if signed
            else "clockwise pocket distance")
     null = f"the {how} from one result to the next is distributed as for independent results"
@@ -464,7 +464,7 @@ def _distance(data: OutcomeData, split: str, pair_mask: np.ndarray | None) -> _R
         return _too_few("distance", "result", split, null, "chi2", n,
                         f"{n} consecutive pairs: smallest expected distance count {exp.min():.3g} < {MIN_EXPECTED:g}",
                         distance=how)
-    obs = _distance_counts(prev, nxt, sign, k).astype(float)
+    obs = np.bincount(dist, minlength=k).astype(float)
     exp = exp * obs.sum() / exp.sum()
     chi = stats.chisquare(obs, exp)
     q0 = exp / exp.sum()
@@ -545,7 +545,8 @@ def _raw_tests(data: OutcomeData) -> list[_Raw]:
     out.append(_autocorr(data))
     # dealer signature
     if a.circular:
-        out.append(_distance(data, "all", None))
+        pairs = _pair_distances(data)
+        out.append(_distance(data, "all", None, pairs))
         if data.release is not None:
             out.append(_release(data))
     # per direction
@@ -558,7 +559,7 @@ def _raw_tests(data: OutcomeData) -> list[_Raw]:
                 out += _gof("chi2", "result", label, a, np.bincount(sub, minlength=a.k),
                             f" ({label} spins)", per_symbol=False)
                 if a.circular:
-                    out.append(_distance(data, label, d[1:] == s))
+                    out.append(_distance(data, label, d[1:] == s, pairs))
             known = d != 0
             out.append(_contingency("direction_homogeneity", "result", "direction",
                                     "the results are distributed alike in both directions",
