@@ -177,3 +177,41 @@ def test_a_reopened_trace_reads_on_with_the_same_dictionary(tmp_path):
     rows = trace_surgery.commits(path)
     assert [c["zdict"] for c in rows] == [None, 1, 1, 1]  # round 1's record: the dictionary of the later ones
     assert verify_chain(path) == []
+
+
+def test_the_writers_one_pass_encoder_gives_the_reference_bytes(run):
+    """``TraceWriter.commit`` codes its pending events in one pass (``_encode_pending``, the hot path of a
+    simulated run); the record must be byte for byte the one ``_encode`` makes of the events read back
+    (``_read_back``): the chain hashes these bytes. Every round of a real run, plus the odd payloads: a
+    kept text (two keys alike once strings; no object), numpy values, a wide integer, clocks not finite
+    or repeated, events of another round."""
+    import numpy as np
+
+    _, path = run
+    with TraceReader(path) as r:
+        rounds = list(r.rounds())
+        zd = r._db.execute("SELECT zdict FROM commits WHERE zdict IS NOT NULL LIMIT 1").fetchone()
+        base = r._dictionary(zd[0]) if zd else None
+    assert base is not None and len(rounds) > ROUNDS
+
+    def pending(device, kind, payload, rnd=3, t=1.0):
+        p = payload or {}
+        try:
+            text = orjson.dumps(p, option=T._JSON_OPTIONS)
+        except TypeError:
+            text = orjson.dumps(T._wide_ints(p), option=T._JSON_OPTIONS)
+        return (rnd, t, 1_700_000_000_000_000_000 + len(text), device, kind, text, len(p) if isinstance(p, dict) else -1)
+
+    batches = [[pending(e.device, e.kind, e.payload, e.round, e.sim_time) for e in events] for _, events in rounds]
+    batches.append([
+        pending("a", "k", {"x": 1}), pending("a", "k", {1: 2, "1": 3}), pending("a", "k", {"x": np.float32(1.5)}, 4, np.float64(2.5)),
+        pending("b", "k", [1, 2], t=math.inf), pending("b", "k", None, t=math.inf), pending("b", "k", {"y": (1, 2)}, t=math.nan),
+        pending("b", "k", {"y": 2**70}, t=math.nan), pending("a", "k", {"x": 2}), pending("a", "k", {2: 1}, t=-0.0),
+    ])
+    batches.append([])
+    for rows in batches:
+        for state in (None, b"", b'{"streak":[1,2]}'):
+            for zd in (None, base):
+                want = T._encode(5, 11, T._read_back(rows), state, zd)
+                assert T._encode_pending(5, 11, rows, state, zd) == want
+    assert T._decode(T._encode_pending(3, 1, batches[-2], None), None)[2][1][5] == {"1": 3}  # the kept text, read
