@@ -297,3 +297,13 @@ def test_subset_cuts_every_per_play_array() -> None:
     assert cw.columns["reel1"][1].tolist() == [0, 2]
     with pytest.raises(ValueError, match=r"mask must be a boolean array of 4 entries"):
         data.subset([1, 0, 1, 0])
+
+
+def test_a_result_the_null_gives_no_chance_fails_at_once() -> None:
+    a = Alphabet("three-way", ("a", "b", "c"), (0.5, 0.5, 0.0))
+    r = np.random.default_rng(21).integers(0, 2, 500)
+    assert run_battery(OutcomeData("fair", a, r)).verdict == "pass"
+    r[7] = 2
+    res = run_battery(OutcomeData("impossible", a, r))
+    chi2 = _test(res, "chi2")
+    assert res.verdict == "fail" and chi2.verdict == "fail" and chi2.detail["impossible"] == ["c"]
