@@ -230,6 +230,39 @@ def test_a_device_report_off_its_alphabet_fails(run, tmp_path):
     assert cli("analyze", str(copy)).exit_code == 1
 
 
+def test_void_spins_are_left_out_and_counted(run, tmp_path):
+    from tests.hil import trace_surgery
+
+    copy = tmp_path / "void.sqlite"
+    shutil.copy(run / "traces" / "roulette-normal-play.sqlite", copy)
+    ct = tmp_path / "void-ct.sqlite"
+    shutil.copy(run / "traces" / "bonus-pachinko.sqlite", ct)
+    voided = []
+
+    def misspin(n, rows, state):  # the wheel's own report says misspin: the croupier's word is not needed
+        hit = [r for r in rows if r[3] == "ball_wheel" and r[4] == "ball_result"][:2 - len(voided)]
+        for r in hit:
+            r[5] = dict(r[5], misspin=True)
+            voided.append(r)
+        return (rows, state) if hit else None
+
+    trace_surgery.rewrite(copy, misspin, relink=True)
+    ball = read(copy)[0]
+    assert ball.data.n == 3 and ball.excluded == {"void: misspin": 2} and ball.void == 2
+    pegged = []
+
+    def on_peg(n, rows, state):
+        hit = [r for r in rows if r[3] == "wheel" and r[4] == "spin_stop"][:1 - len(pegged)]
+        for r in hit:
+            r[5] = dict(r[5], on_peg=True)
+            pegged.append(r)
+        return (rows, state) if hit else None
+
+    trace_surgery.rewrite(ct, on_peg, relink=True)
+    wheel = by_name(read(ct))["money wheel"]
+    assert wheel.data.n == 4 and wheel.excluded == {"void: on a peg (between two sections)": 1}
+    assert all(len(a[1]) == 4 for a in wheel.data.columns.values())  # its Top Slot spin left out with it
+
 BAD = {
     "missing file": (lambda t: ["analyze", str(t / "nope.csv")], "no such file"),
     "not a trace": (lambda t: ["analyze", str(_text(t / "x.sqlite", "hello"))], "not a Croupier trace"),
