@@ -307,3 +307,14 @@ def test_a_result_the_null_gives_no_chance_fails_at_once() -> None:
     res = run_battery(OutcomeData("impossible", a, r))
     chi2 = _test(res, "chi2")
     assert res.verdict == "fail" and chi2.verdict == "fail" and chi2.detail["impossible"] == ["c"]
+
+
+def test_false_alarms_stay_near_alpha_on_a_small_fixed_sample() -> None:
+    # the small fixed-seed version of bench/analyze_power.py (1,000 runs there: 0.011 at N=3,700)
+    flagged = 0
+    for r in range(60):
+        rng = np.random.default_rng(np.random.SeedSequence([22, r]))
+        res = run_battery(simulate(ROULETTE, 1500, "none", rng))
+        assert res.verdict in ("pass", "fail") and res.family_size == 11
+        flagged += res.verdict == "fail"
+    assert flagged <= 3  # expected 0.6 at alpha 0.01; P(> 3) < 0.004 under the nominal rate
