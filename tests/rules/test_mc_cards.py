@@ -312,6 +312,8 @@ def test_pairs_rows_paid_at_the_highest_row() -> None:
 FIVE_CARD = [1302540, 1098240, 123552, 54912, 10200, 5108, 3744, 624, 36, 4]
 #: distinct hand values per category (7,462 in all)
 FIVE_CARD_VALUES = [1277, 2860, 858, 858, 10, 1277, 156, 156, 9, 1]
+#: C(52, 6) six-card hands by the category of their best five
+SIX_CARD = [6612900, 9730740, 2532816, 732160, 361620, 205792, 165984, 14664, 1656, 188]
 #: C(52, 7) seven-card hands by the category of their best five
 SEVEN_CARD = [23294460, 58627800, 31433400, 6461620, 6180020, 4047644, 3473184, 224848, 37260, 4324]
 
@@ -347,6 +349,19 @@ def test_five_card_values_in_phevaluators_order(five_card_hands: tuple[np.ndarra
     sample = np.random.default_rng(5).choice(len(ids), 20_000, replace=False)
     rank_of_key = dict(zip(distinct.tolist(), ranks))
     assert all(rank5(*map(int, ph_id[i])) == rank_of_key[int(keys[i])] for i in sample)
+
+
+@pytest.mark.slow
+def test_six_card_categories_exhaustive() -> None:
+    """All C(52, 6) = 20,358,520 six-card hands by the category of their best five (~3 s)."""
+    assert sum(SIX_CARD) == comb(52, 6)
+    fives = combos(51, 5)
+    counts = np.zeros(10, dtype=np.int64)
+    for first in range(52 - 6 + 1):
+        rest = fives[fives[:, -1] < 51 - first] + first + 1  # five cards above the first
+        masks = cd.BIT[first] | cd.card_masks(rest)
+        counts += np.bincount(cd.category_of_key(cd.poker_key(masks)), minlength=10)
+    assert counts.tolist() == SIX_CARD
 
 
 def test_seven_card_key_is_its_best_five() -> None:
