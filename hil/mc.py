@@ -96,13 +96,32 @@ class McResult:
         """Everything that must be bit-identical for every worker count (no timings)."""
         return {"game": self.game, "unit": self.unit, "rounds": self.rounds, "seed": self.seed,
                 "chunk": self.chunk, "chunks": self.chunks, "rng": "PCG64 per chunk, SeedSequence(seed).spawn(chunks)",
-                "options": {k: v for k, v in self.options.items() if not k.startswith("_")},
+                "options": {k: _jsonable(v) for k, v in self.options.items() if not k.startswith("_")},
                 "wagers": [w.to_json() for w in self.wagers]}
 
     def to_json(self) -> dict[str, Any]:
         return {**self.figures_json(),
                 "timing": {"wall_s": self.wall_s, f"{self.unit}_per_s": self.rounds_per_s,
                            "workers": self.workers, "cluster": self.cluster}}
+
+
+def _jsonable(value: Any) -> Any:
+    """An option as JSON, deterministically: plain data as is, a path as text, a model (a Rules
+    Submission) by its type and name (its content is what the figures' rules identify)."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, Fraction):
+        return f"{value.numerator}/{value.denominator}"
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        items = [_jsonable(v) for v in value]
+        return sorted(items, key=repr) if isinstance(value, (set, frozenset)) else items
+    if hasattr(value, "__fspath__"):
+        return str(value)
+    if hasattr(value, "model_dump"):
+        return {"type": type(value).__name__, "name": getattr(value, "name", None)}
+    return {"type": type(value).__name__}
 
 
 def chunk_sizes(rounds: int, chunk: int) -> list[int]:
@@ -169,5 +188,5 @@ def run_mc(game: str, rounds: int, seed: int, options: Mapping[str, Any], worker
 
 
 def _on_dask(client: Any, game: str, sizes: list[int], seeds: list, options: Mapping[str, Any]) -> list:
-    futures = client.map(play_chunk, [game] * len(sizes), sizes, seeds, [options] * len(sizes), pure=False)
+    futures = client.map(play_chunk, [game] * len(sizes), sizes, seeds, [dict(options)] * len(sizes), pure=False)
     return client.gather(futures)
