@@ -294,7 +294,7 @@ def _runs(data: OutcomeData) -> _Raw:
     x = lab[data.results]
     x = x[x >= 0]
     n = int(x.size)
-    null = f"the sequence of {split_note.split(':')[0]} is in random order (exchangeable)"
+    null = f"the sequence of {split_note.split(':')[0].split(',')[0]} is in random order (exchangeable)"
     n1, n2 = int(x.sum()), int(n - x.sum())
     if min(n1, n2) < MIN_RUNS_EACH:
         return _too_few("runs", "result", "all", null, "z (runs)", n,
