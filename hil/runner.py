@@ -197,6 +197,12 @@ def simulate(loaded: LoadedScenario, bench: LoadedBench, rules: LoadedRules, tra
     observer.start(point.last_round if point is not None else 0)
     # the sequential monitor (scenario ``monitor``): ends the rounds once decisive (hil.monitor)
     monitor = _install_monitor(writer, sc, trace_path if point is not None else None)
+    if monitor is not None and monitor.finished:  # killed after committing the round its monitor stopped at
+        writer.set_meta({"run_end": {"rounds": monitor.stop_round, "resumed_from": point.last_round if point else None,
+                                     "stopped_by_monitor": monitor.sprt.decision}})
+        writer.close()
+        observer.flush()
+        return {}, 0.0
     io = None
     ctx = None
     try:
@@ -232,8 +238,7 @@ def simulate(loaded: LoadedScenario, bench: LoadedBench, rules: LoadedRules, tra
             if point.state is not None:
                 ctl.restore(point.state)
         try:
-            if monitor is None or not monitor.finished:  # (a resumed run its monitor had already ended: none)
-                env.run(until=ctl.run(sc.rounds, first))
+            env.run(until=ctl.run(sc.rounds, first))
         except MonitorStop:  # decisive: the round it decided in is committed whole, the rounds end there
             pass
         writer.commit()

@@ -282,3 +282,47 @@ def test_a_monitor_watches_a_roulette_wheel_only():
     text = "schema: 1\nname: t\ngame: crazy-time\nseed: 1\nrounds: 5\nmonitor: {bias: 'pocket 17 +20 %'}\n"
     with pytest.raises(ConfigError, match="watches a Roulette wheel"):
         parse_scenario(text, "t.yaml")
+
+
+class _Killed(BaseException):
+    """A kill -9 stand-in: no ``except Exception`` sees it, and the trace is left as a kill leaves it."""
+
+
+def _killed_at(monkeypatch, round_: int) -> None:
+    """The run dies right after committing round ``round_`` (the trace closed as a kill leaves it)."""
+    from hil.trace import TraceWriter
+
+    commit = TraceWriter.commit
+
+    def dying(self, state=None, *, round_end=False):
+        commit(self, state, round_end=round_end)
+        if round_end and self.round == round_:
+            raise _Killed()
+
+    monkeypatch.setattr(TraceWriter, "commit", dying)
+    monkeypatch.setattr(TraceWriter, "close", TraceWriter.close_quietly)
+
+
+def test_a_resumed_monitored_run_goes_on_with_its_evidence_and_stops_once(tmp_path, monkeypatch):
+    monitor = "monitor: {bias: 'pockets 35 3 26 0 32 15 19 +35 %', alpha: 0.01, beta: 0.1}\n"
+    tilt = "faults: {ball_wheel: {tilt: 0.6}}\n"
+    loaded, whole = _run(tmp_path / "whole", monitor, tilt)
+    stop = whole["stats"]["rounds"]
+    assert 10 < stop < 400
+    for kill_at, resumed_rounds in ((10, None), (stop, 0)):  # before the decision; right after its round's commit
+        out = tmp_path / f"killed-{kill_at}"
+        with monkeypatch.context() as m:
+            _killed_at(m, kill_at)
+            with pytest.raises(_Killed):
+                run_scenario(loaded, load_bench(), load_rules(), out)
+        r = run_scenario(loaded, load_bench(), load_rules(), out, resume=True)
+        assert r["error"] is None, r["error"]
+        sprt = {c["id"]: c for c in r["checks"]}["RW-pocket-sprt"]
+        assert sprt["verdict"] == "fail" and sprt["findings_total"] == 1 and "accepted" in sprt["summary"], sprt
+        with TraceReader(out / r["trace"]) as reader:
+            stops = [n for n, evs in reader.rounds() for e in evs if e.kind == "monitor_stop"]
+            last = max(n for n, _ in reader.rounds())
+            end = reader.meta()["run_end"]
+        assert len(stops) == 1 and stops[0] == last == end["rounds"] and end["stopped_by_monitor"] == "H1"
+        if resumed_rounds == 0:  # decided before the kill: the resumed run plays no round more
+            assert last == stop and r["outcome"] == whole["outcome"]
