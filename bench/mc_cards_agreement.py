@@ -46,11 +46,12 @@ def main() -> None:
         result = run_mc(game, args.hands, args.seed, options, confidence=0.999)
         for f in result.wagers:
             lo, hi = f.ci
-            row = {"wager": f.wager, "paytable": paytable or f.wager.rsplit(" ", 1)[-1], "decks": options["decks"],
-                   "rtp": f.tally.rtp, "ci": [lo, hi], "exact": float(f.exact), "z": f.z, "in_ci": f.exact_in_ci}
-            rows.append(row)
-            print(f"{f.wager + ('' if paytable is None else ' ' + paytable):50} {options['decks']:>5} {f.tally.rtp:9.5f} "
-                  f"[{lo:9.5f}, {hi:9.5f}] {float(f.exact):9.5f} {f.z:+6.2f}")
+            rows.append({"wager": f.wager, "paytable": paytable or f.wager.rsplit(" ", 1)[-1],
+                         "decks": options["decks"], "rtp": f.tally.rtp, "ci": [lo, hi], "exact": float(f.exact),
+                         "z": f.z, "in_ci": f.exact_in_ci})
+            label = f.wager + ("" if paytable is None else " " + paytable)
+            print(f"{label:50} {options['decks']:>5} {f.tally.rtp:9.5f} [{lo:9.5f}, {hi:9.5f}] "
+                  f"{float(f.exact):9.5f} {f.z:+6.2f}")
     misses = sum(not r["in_ci"] for r in rows)
     cpu = time.process_time() - t0
     print(f"{len(rows)} wagers x {args.hands:,} hands: {misses} outside the 99.9 % interval; "

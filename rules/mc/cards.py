@@ -60,8 +60,8 @@ import numpy as np
 
 from rules.mc import McGame
 from rules.mc.cards_deal import (
-    ACE, CATEGORY_SHIFT, DIAMONDS, HEARTS, JACK, KING, QUEEN, SEVEN, SPADES, TEN, deal, deal_one_deck,
-    poker_key,
+    ACE, CATEGORY_SHIFT, DIAMONDS, HEARTS, JACK, KING, PAIR, QUEEN, SEVEN, SPADES, TEN, deal, deal_one_deck,
+    pair_rank_of_key, poker_key,
 )
 from rules.mc.tally import WagerTally, tally_values
 
@@ -362,8 +362,7 @@ def _category_returns(table: Any) -> np.ndarray:
 def classes_of_keys(keys: np.ndarray) -> np.ndarray:
     """Category paytable class of each poker key (one-pair hands split by the pair's rank)."""
     cat = keys >> CATEGORY_SHIFT
-    pair_rank = np.log2(np.maximum((keys >> 13) & 0x1FFF, 1)).astype(np.int64)
-    return np.where(cat == 1, PAIR_BASE + pair_rank, cat)
+    return np.where(cat == PAIR, PAIR_BASE + pair_rank_of_key(keys), cat)
 
 
 def _masks(bits: list[np.ndarray]) -> np.ndarray:

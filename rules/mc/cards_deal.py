@@ -152,8 +152,10 @@ def card_masks(ids: np.ndarray) -> np.ndarray:
 
 
 def suit_masks(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The four 13-bit rank masks (clubs, diamonds, hearts, spades) of poker masks, as int32."""
     lo = np.uint64(RANK_BITS)
-    return tuple((np.right_shift(mask, np.uint64(16 * s)) & lo).astype(np.int32) for s in range(4))  # type: ignore[return-value]
+    c, d, h, s = ((np.right_shift(mask, np.uint64(16 * suit)) & lo).astype(np.int32) for suit in range(4))
+    return c, d, h, s
 
 
 # --------------------------------------------------------------------------- poker evaluation
@@ -181,8 +183,10 @@ def poker_key(mask: np.ndarray) -> np.ndarray:
     out = np.where(has3 & one, key(TRIPS, m3, TOP2[ranks & ~m3]), out)
     sh = STRAIGHT_HIGH[ranks]
     out = np.where(sh != 0, key(STRAIGHT, sh), out)
-    flush = np.where(POPCOUNT[s0] >= 5, s0, np.where(POPCOUNT[s1] >= 5, s1,
-                                                      np.where(POPCOUNT[s2] >= 5, s2, np.where(POPCOUNT[s3] >= 5, s3, 0))))
+    # the flush suit's rank mask (0: none; of 7 cards at most one suit holds five)
+    flush = np.where(POPCOUNT[s3] >= 5, s3, 0)
+    for suit in (s2, s1, s0):
+        flush = np.where(POPCOUNT[suit] >= 5, suit, flush)
     out = np.where(flush != 0, key(FLUSH, TOP5[flush]), out)
     out = np.where(has3 & (n2 >= 2), key(FULL_HOUSE, trip, TOP1[m2 & ~trip]), out)
     out = np.where(m4 != 0, key(QUADS, m4, TOP1[ranks & ~m4]), out)
@@ -197,6 +201,7 @@ def category_of_key(key: np.ndarray) -> np.ndarray:
 
 
 def pair_rank_of_key(key: np.ndarray) -> np.ndarray:
-    """The rank index of the pair of a one-pair key (garbage for other categories)."""
+    """The rank index (0 a two … 12 an ace) of the pair of one-pair keys: the primary mask's
+    one bit (meaningless for the other categories)."""
     primary = (key >> 13) & RANK_BITS
     return np.log2(np.maximum(primary, 1)).astype(np.int64)
