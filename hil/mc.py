@@ -183,8 +183,11 @@ def run_mc(game: str, rounds: int, seed: int, options: Mapping[str, Any], worker
     exact = spec.exact(options)
     names = list(exact) + [w for w in merged if w not in exact]
     figures = tuple(WagerFigures(w, merged[w], confidence, exact.get(w)) for w in names if w in merged)
-    return McResult(game, spec.unit, rounds, seed, chunk, len(sizes), dict(options), figures, wall,
-                    workers if cluster is None else 0, cluster)
+    if client is not None:
+        workers = len(client.scheduler_info().get("workers", {}))
+    elif cluster is not None:
+        workers = 0  # the cluster's own
+    return McResult(game, spec.unit, rounds, seed, chunk, len(sizes), dict(options), figures, wall, workers, cluster)
 
 
 def _on_dask(client: Any, game: str, sizes: list[int], seeds: list, options: Mapping[str, Any]) -> list:

@@ -105,3 +105,14 @@ def test_the_table_shows_each_wager_against_exact():
     assert res.exit_code == 0, res.output
     assert "straight (Paytable A, single-zero)" in res.stdout and "straight (Paytable A, double-zero)" in res.stdout
     assert "spins/s" in res.stdout
+
+
+def test_the_cluster_factory_runs_in_process_for_one_worker_and_refuses_bad_addresses():
+    from hil.cluster import ClusterError, dask_client
+
+    with dask_client(1, None) as client:
+        assert client is None  # no Dask for one worker
+    for workers, cluster, said in ((0, None, "--workers"), (2, "localhost:8786", "tcp://HOST:PORT"),
+                                   (1, "tcp://127.0.0.1", "tcp://HOST:PORT")):
+        with pytest.raises(ClusterError, match=said), dask_client(workers, cluster):
+            pass

@@ -116,11 +116,15 @@ class _ShuffledClient:
     def gather(self, futures):
         return list(futures)
 
+    def scheduler_info(self):
+        return {"workers": {"tcp://a": {}, "tcp://b": {}}}
+
 
 def test_figures_are_bit_identical_however_the_chunks_are_played_and_grouped(coin_registry):
     in_process = run_mc("coin", 10_000, 42, {}, chunk=1_000)
     shuffled = run_mc("coin", 10_000, 42, {}, chunk=1_000, client=_ShuffledClient())
     assert in_process.figures_json() == shuffled.figures_json()
+    assert (in_process.workers, shuffled.workers) == (1, 2)
     # the same seed list, merged in two different groupings (as two workers' partial sums would be)
     seeds = np.random.SeedSequence(42).spawn(10)
     parts = [play_chunk("coin", 1_000, ss, {}) for ss in seeds]
