@@ -106,3 +106,31 @@ def test_options_refuse_what_the_regulation_does_not_allow():
         GAMES["roulette-up"].options(wheel="triple")
     assert GAMES["roulette-x"].options()["wheels"] == ["single-zero", "double-zero"]
     assert GAMES["roulette-x"].options(paytable="B")["wheels"] == ["double-zero"]
+
+
+@pytest.mark.parametrize("name, returns", [
+    ("A", (0, 0, 3, 11, 31, 101, 151, 401)),  # "N to 1" returns 1 + N stakes
+    ("B", (0, 1, 3, 5, 11, 26, 101, 401)),  # a push returns the stake
+    ("D", (0, 0, 0, 21, 31, 101, 401, 801)),
+    ("1", (0, 0, 0, 0, 25, 250, 1_500, 3_000, 10_000)),  # "N for 1" returns N; the meter at its seed
+    ("4", (0, 0, 2, 4, 20, 50, 250, 3_000)),  # longest streak 8: the meter at 3,000× the wager
+])
+def test_each_box_returns_what_617b4_h_pays(name, returns):
+    from rules.mc.roulette import _up_table
+
+    _, longest, got = _up_table(name)
+    assert got == returns and longest == len(returns)
+
+
+@pytest.mark.parametrize("wheel_size", [37, 38])
+def test_streaks_reach_each_box_as_often_as_k_increasing_numbers_in_a_row(wheel_size):
+    # P(a streak reaches box k) = P(the first k numbers strictly increase) = C(N, k) / N^k
+    from math import comb, sqrt
+
+    n = 2_000_000
+    reached, spins = play_streaks(np.random.Generator(np.random.PCG64(15)), n, wheel_size, 9)
+    for k in range(2, 7):  # deep boxes are too rare to count here; their rows are pinned above
+        p = comb(wheel_size, k) / wheel_size ** k
+        assert abs(reached[k] - n * p) < 5 * sqrt(n * p * (1 - p)), (k, reached[k], n * p)
+    # every streak takes its boxes' spins plus the spin that ended it, unless 36 or the cap did
+    assert reached[1:].sum() <= spins <= reached[1:].sum() + n
