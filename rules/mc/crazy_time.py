@@ -32,16 +32,19 @@ the exact-RTP code, ``rules.rtp``, is used):
   multiplier, one uniform spot showing "Double" with ``double_probability``; each drop is released
   from a drop zone uniform over 4..13 and falls peg by peg through the ``rows``-row lattice of
   ``rules.pachinko.Lattice`` (each peg sends it left or right with probability 1/2, the walls turn
-  it inward). Double (§ 690.7(e)): the others doubled, the Double becomes a literal 50x, drop again.
+  it inward; every zone and left/right pattern is played peg by peg once into a landing table,
+  ``_landing_table``, and a drop draws one of them uniformly). Double (§ 690.7(e)): the others
+  doubled, the Double becomes a literal 50x, drop again.
   Rescue Drop (§ 690.7(g)): on a 2x/3x/4x (``rescue_reading``), the first time only, activated with
   ``rescue_probability``: lower multipliers raised to the trigger, drop again, none after. At most
   three drops (a Double and a Rescue): the loop is over those three, and a fourth is an error.
-* § 690.8 Crazy Time World: 64 sections drawn by ``crazy_time_world.multiplier_weights`` times the
-  Top Slot multiplier, one uniform section showing "Double" with ``double_probability``; three
-  clappers on sections 0, 3, 6 (``devices.ctw_wheel``'s default); the player's clapper (uniform:
-  the random selection of § 690.8(c)); the wheel stops at a uniform offset. Double (§ 690.8(e)):
-  every multiplier doubled, spin again; a second Double: doubled again, the Double becomes a
-  literal 50x, spin again (final). At most three spins.
+* § 690.8 Crazy Time World: one uniform section of the 64 showing "Double" with
+  ``double_probability``, the others' multipliers by ``crazy_time_world.multiplier_weights`` times
+  the Top Slot multiplier; three clappers on sections 0, 3, 6 (``devices.ctw_wheel``'s default); the
+  player's clapper (uniform: the random selection of § 690.8(c)); the wheel stops at a uniform
+  offset. Double (§ 690.8(e)): every multiplier doubled, spin again; a second Double: doubled
+  again, the Double becomes a literal 50x, spin again (final). At most three spins. A spin off the
+  Double ends the game on a section never revealed before, so the kernel draws that one cell.
 
 Not modelled (as in ``croupier rtp``): the maximum payout limit per round (§ 690.1(g)(4)); a
 biased device (that is the rig's job, not the PAR's).
@@ -49,6 +52,14 @@ biased device (that is the rig's job, not the PAR's).
 Sampling is exact: every probability of the Rules Submission is a ratio of integers and each draw
 is a uniform integer (numpy's unbiased bounded ``integers``) mapped through a lookup table or a
 cumulative search; several small draws share one 32-bit draw by mixed radix (``_mixed``).
+
+Speed (the layout of the work): a chunk is played in blocks of ``_BLOCK`` rounds. A round of a
+block is one 32-bit draw split into wheel section, Top Slot outcome and second reel, three table
+look-ups and one histogram bin; the number wagers' tallies are exact sums over that histogram
+(``_number_returns``). Only the rounds whose wheel stopped on a bonus game are gathered and played
+on by their game, each vectorised over its rounds; loops run over the bounded repeats only (three
+Pachinko drops, three Crazy Time World spins) and the peg rows of a lattice too tall for its
+landing table. Tallies are exact integers, so a chunk's figures depend on its generator state only.
 """
 
 from __future__ import annotations
@@ -244,7 +255,8 @@ def plan(sub: RulesSubmission) -> Plan:
     for s in NUMBER_SPOTS:
         ratio = BASE_ODDS[s].ratio
         if ratio.denominator != 1:
-            raise ValueError(f"§ 690.4(a): odds {BASE_ODDS[s]} of {s} are not whole: the kernel's returns are whole stakes")
+            raise ValueError(f"§ 690.4(a): odds {BASE_ODDS[s]} of {s} are not whole: "
+                             f"the kernel's returns are whole stakes")
         odds.append(int(ratio))
     built = Plan(
         top=top,

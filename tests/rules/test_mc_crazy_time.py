@@ -200,7 +200,10 @@ def test_pachinko_rescue_follows_the_rescue_reading(reading):
                           "multiplier_weights": {"2": 1, "100": 1}})
     sub = sub.model_copy(update={"rescue_reading": reading})
     s2 = sum(q * q for q in Lattice(12).landing_probabilities())
-    expected = Fraction(153) if reading == "displayed" else Fraction(300, 2) + Fraction(1, 2) * (s2 * 6 + (1 - s2) * 153)
+    if reading == "displayed":
+        expected = Fraction(153)
+    else:
+        expected = Fraction(300, 2) + Fraction(1, 2) * (s2 * 6 + (1 - s2) * 153)
     odds = ct.pachinko(np.random.default_rng(12), np.full(200_000, 3, dtype=np.int64), ct.plan(sub))
     assert set(np.unique(odds).tolist()) <= {6, 300}
     _mean_within_ci(odds, expected)
