@@ -10,7 +10,8 @@ Python ints merged in chunk order, so 1, 2 or 4 workers (or a real cluster) give
 The chunk size is part of the result's identity (a different chunking draws different numbers);
 it is reported with the figures.
 
-Timings (wall time, rounds/s, workers) are kept out of the figures: ``McResult.figures_json()``
+Timings (wall time from the first chunk sent to the last merged, rounds/s, workers; the time to
+start or reach a cluster apart) are kept out of the figures: ``McResult.figures_json()``
 is what must be bit-identical, ``McResult.to_json()`` adds a separate "timing" object.
 """
 
@@ -87,6 +88,7 @@ class McResult:
     wall_s: float = field(default=0.0, compare=False)
     workers: int = field(default=1, compare=False)
     cluster: str | None = field(default=None, compare=False)
+    cluster_start_s: float = field(default=0.0, compare=False)
 
     @property
     def rounds_per_s(self) -> float:
@@ -102,7 +104,8 @@ class McResult:
     def to_json(self) -> dict[str, Any]:
         return {**self.figures_json(),
                 "timing": {"wall_s": self.wall_s, f"{self.unit}_per_s": self.rounds_per_s,
-                           "workers": self.workers, "cluster": self.cluster}}
+                           "workers": self.workers, "cluster": self.cluster,
+                           "cluster_start_s": self.cluster_start_s}}
 
 
 def _jsonable(value: Any) -> Any:
@@ -165,13 +168,17 @@ def run_mc(game: str, rounds: int, seed: int, options: Mapping[str, Any], worker
     _check(game, rounds, seed, chunk, confidence)
     sizes = chunk_sizes(rounds, chunk)
     seeds = np.random.SeedSequence(seed).spawn(len(sizes))
-    start = time.perf_counter()
+    startup = 0.0
     if client is not None:
+        start = time.perf_counter()
         parts = _on_dask(client, game, sizes, seeds, options)
     else:
         from hil.cluster import dask_client
 
+        begin = time.perf_counter()
         with dask_client(workers, cluster) as made:
+            start = time.perf_counter()
+            startup = start - begin  # starting or reaching the cluster: not the engine's speed
             if made is None:
                 parts = [play_chunk(game, n, ss, options) for n, ss in zip(sizes, seeds)]
             else:
@@ -180,14 +187,15 @@ def run_mc(game: str, rounds: int, seed: int, options: Mapping[str, Any], worker
     for part in parts:  # chunk order (exact ints: any order gives the same sums)
         merged = merge_dicts(merged, part)
     wall = time.perf_counter() - start
+    if client is not None:
+        workers = len(client.scheduler_info().get("workers", {}))
     exact = spec.exact(options)
     names = list(exact) + [w for w in merged if w not in exact]
     figures = tuple(WagerFigures(w, merged[w], confidence, exact.get(w)) for w in names if w in merged)
-    if client is not None:
-        workers = len(client.scheduler_info().get("workers", {}))
-    elif cluster is not None:
+    if client is None and cluster is not None:
         workers = 0  # the cluster's own
-    return McResult(game, spec.unit, rounds, seed, chunk, len(sizes), dict(options), figures, wall, workers, cluster)
+    return McResult(game, spec.unit, rounds, seed, chunk, len(sizes), dict(options), figures, wall, workers, cluster,
+                    startup)
 
 
 def _on_dask(client: Any, game: str, sizes: list[int], seeds: list, options: Mapping[str, Any]) -> list:
