@@ -174,6 +174,8 @@ def _weighted(rng: np.random.Generator, values: np.ndarray, weights: np.ndarray,
     total = int(np.sum(weights))
     if total <= 1 << 16:
         table = np.repeat(values, weights)
+        if 0 <= table.min() and table.max() < 1 << 15:
+            table = table.astype(np.int16)  # half the memory traffic of the gather
         return table[rng.integers(0, total, size=size, dtype=np.uint8 if total <= 256 else np.uint16)]
     u = rng.integers(0, total, size=size)
     return values[np.searchsorted(np.cumsum(weights), u, side="right")]
@@ -205,10 +207,14 @@ def roulette_x_spins(rng: np.random.Generator, n: int, wheel_size: int, straight
     odds = _weighted(rng, m_vals, m_w, (n, most))  # each lit number's payout, independently
     result = rng.integers(0, wheel_size, size=n, dtype=np.uint8)  # where the ball comes to rest
     number = rng.integers(0, wheel_size, size=n, dtype=np.uint8)  # the player's straight wager
+    returns = np.zeros(n, dtype=np.int64)
+    win = np.flatnonzero(result == number)  # settled where the straight wager wins (0 elsewhere)
+    number, lit, odds, k = number[win], lit[win], odds[win], k[win]
     hit_slot = (lit == number[:, None]) & (np.arange(most)[None, :] < k[:, None])
     is_lit = hit_slot.any(axis=1)
     pay = np.where(is_lit, (odds * hit_slot).sum(axis=1), straight)  # § 617b.5(e) / (f)
-    return np.where(result == number, 1 + pay, 0)
+    returns[win] = 1 + pay
+    return returns
 
 
 def roulette_x_kernel(rng: np.random.Generator, n: int, options: Mapping[str, Any]) -> dict[str, WagerTally]:
