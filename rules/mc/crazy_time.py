@@ -463,6 +463,18 @@ def _number_returns(p: Plan) -> np.ndarray:
     return out
 
 
+def _play_bonus(rng: np.random.Generator, kb: np.ndarray, p: Plan, into: dict[str, WagerTally]) -> None:
+    """Play the bonus game of each round whose key is in ``kb`` (a block's bonus rounds, in play
+    order) and add the returns of its wager to ``into``."""
+    code = kb // _K_CODE
+    top = (kb // _K_TOP) % (len(SPOTS) + 1)
+    m = np.where(top == code + 1, np.take(p.reel2_values, kb % _K_TOP), 1)   # § 690.3(c) on the bonus game
+    for spot in SPOTS:
+        if spot in BONUS_SPOTS:
+            odds = _BONUS_GAMES[spot](rng, m[code == _CODE[spot]], p)
+            into[str(spot)] = into[str(spot)] + tally(odds + 1, 1)
+
+
 def kernel(rng: np.random.Generator, n: int, options: Mapping[str, Any]) -> dict[str, WagerTally]:
     """Play ``n`` rounds (the ``rules.mc`` kernel contract): one tally per wager, named as
     ``croupier rtp crazy-time --json`` names it; the numbers only when ``options["base"]``."""
@@ -476,15 +488,15 @@ def kernel(rng: np.random.Generator, n: int, options: Mapping[str, Any]) -> dict
     section_key = _SECTION_CODE * _K_CODE
     top_key = None if p.top.table is None else p.top.table.astype(np.uint16) * _K_TOP
     hist = np.zeros(_KEYS, dtype=np.int64)
-    bonus_keys = []
+    bonus = {str(spot): WagerTally(0, 0, 0, 0, 1) for spot in SPOTS if spot in BONUS_SPOTS}
     for start in range(0, n, _BLOCK):                            # one wheel result, one Top Slot a round
         size = min(_BLOCK, n - start)
         section_u, top_u, reel2_u = _mixed(rng, size, [len(WHEEL_SECTIONS), p.top.radix, p.reel2.radix])
         top = np.take(top_key, top_u) if top_key is not None else p.top.pick(top_u).astype(np.uint16) * _K_TOP
         key = np.take(section_key, section_u) + top + p.reel2.pick(reel2_u)
         hist += np.bincount(key, minlength=_KEYS)
-        if not base:
-            bonus_keys.append(key[key >= _BONUS_KEY])
+        if not base:                                             # § 690.2(f): the bonus rounds play on
+            _play_bonus(rng, key[key >= _BONUS_KEY], p, bonus)
     out: dict[str, WagerTally] = {}
     ret = _number_returns(p)
     exact_int64 = n * int(ret.max()) ** 2 < 1 << 62                # else Python ints
@@ -498,16 +510,8 @@ def kernel(rng: np.random.Generator, n: int, options: Mapping[str, Any]) -> dict
         out[str(spot)] = WagerTally(n, s1, s2, hits, 1)
     if base:
         return out
-    kb = np.concatenate(bonus_keys) if bonus_keys else np.zeros(0, dtype=np.uint16)
-    code = kb // _K_CODE
-    top = (kb // _K_TOP) % (len(SPOTS) + 1)
-    m = np.where(top == code + 1, np.take(p.reel2_values, kb % _K_TOP), 1)   # § 690.3(c) on the bonus game
-    for spot in SPOTS:
-        if spot not in BONUS_SPOTS:
-            continue
-        odds = _BONUS_GAMES[spot](rng, m[code == _CODE[spot]], p)
-        t = tally(odds + 1, 1)
-        out[str(spot)] = WagerTally(n, t.s1, t.s2, t.hits, 1)
+    for wager, t in bonus.items():
+        out[wager] = WagerTally(n, t.s1, t.s2, t.hits, 1)
     return out
 
 
