@@ -7,7 +7,8 @@ type II error rate), each run truncated at ``--truncate`` × the planner's N (un
 counted, never folded into either error). Printed next to the nominal rates, Wald's bounds
 (α/(1−β), β/(1−α)) and 95 % Clopper–Pearson intervals; the mean sample number (and its 90 %
 quantile) under each hypothesis next to the fixed-N plan (``hil.stats.plan.analytic``: the
-battery's N at its first Holm level, and the single test's N at level α) and Wald's approximate
+battery's N at its first Holm level, and the single test's N at level α), the fixed-N
+likelihood-ratio test of the same two hypotheses (``SprtDesign.fixed_n``) and Wald's approximate
 ASN. The last line is JSON. Fixed seeds: the same figures every run. About 10–30 s here.
 
     .venv/bin/python bench/sequential_errors.py [--runs 2000] [--alpha 0.01] [--beta 0.1]
@@ -56,7 +57,7 @@ def main(argv: list[str] | None = None) -> dict:
     t0 = time.perf_counter()
     rows = []
     hdr = (f"{'bias':<36} {'H':<3} {'error':>8} {'95 % CI':>17} {'nominal':>8} {'Wald bd':>8} {'undec':>6} "
-           f"{'ASN':>8} {'N90%':>8} {'Wald ASN':>9} {'fixed N':>8} {'N(1 test)':>9} {'ASN/N':>6}")
+           f"{'ASN':>8} {'N90%':>8} {'Wald ASN':>9} {'fixed N':>8} {'N(1 test)':>9} {'N(LR)':>7} {'ASN/N':>6}")
     print(f"SPRT alpha {args.alpha}, beta {args.beta}, {args.runs} runs per hypothesis, truncated at "
           f"{args.truncate:g} x the planner's N")
     print(hdr)
@@ -76,17 +77,20 @@ def main(argv: list[str] | None = None) -> dict:
                    "error_rate": errors / op.runs, "ci95": [lo, hi], "nominal": nominal, "wald_bound": bound,
                    "undecided": op.undecided, "asn": op.mean_n, "n_q50": op.quantiles_n[0], "n_q90": op.quantiles_n[1],
                    "n_q99": op.quantiles_n[2], "wald_asn": design.wald_asn(truth), "fixed_n": fixed.n,
-                   "fixed_n_level": fixed.level, "fixed_n_single_test": single.n, "asn_over_fixed_n": op.mean_n / fixed.n,
+                   "fixed_n_level": fixed.level, "fixed_n_single_test": single.n, "fixed_n_lr": design.fixed_n(),
+                   "asn_over_fixed_n": op.mean_n / fixed.n, "asn_over_fixed_n_lr": op.mean_n / design.fixed_n(),
                    "within_nominal_ci": lo <= nominal, "within_wald_bound": lo <= bound}
             rows.append(row)
             label = f"{text} ({game})" if game != "roulette" else text
             print(f"{label:<36} {h:<3} {row['error_rate']:>8.4f} [{lo:.4f}, {hi:.4f}] {nominal:>8.3f} {bound:>8.4f} "
                   f"{op.undecided:>6} {op.mean_n:>8.0f} {op.quantiles_n[1]:>8.0f} {row['wald_asn']:>9.0f} "
-                  f"{fixed.n:>8} {single.n:>9} {row['asn_over_fixed_n']:>6.2f}")
+                  f"{fixed.n:>8} {single.n:>9} {row['fixed_n_lr']:>7} {row['asn_over_fixed_n']:>6.2f}")
     wall = time.perf_counter() - t0
     print(f"\nerror: the share of runs deciding wrongly (H0 runs accepting the bias: type I; H1 runs accepting fair: "
           f"type II); fixed N: the planner's noncentral chi-square N at the battery's first Holm level; "
-          f"N(1 test): the same test alone at level alpha. {wall:.1f} s")
+          f"N(1 test): the same test alone at level alpha; N(LR): the fixed-N likelihood-ratio test of the same "
+          f"two hypotheses at the same alpha and beta (normal approximation); ASN/N: against the planner's N. "
+          f"{wall:.1f} s")
     out = {"alpha": args.alpha, "beta": args.beta, "runs": args.runs, "truncate": args.truncate, "seed": args.seed,
            "wall_s": round(wall, 2), "rows": rows}
     print(json.dumps(out))

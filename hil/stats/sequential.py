@@ -130,6 +130,35 @@ class SprtDesign:
             return 0.5 * e if t.kind != "direction" else 0.5 * float(np.sum(t.p1(a) * table))
         return e
 
+    def moments(self, truth: Bias | str) -> tuple[float, float]:
+        """The mean and variance of one spin's increment when ``truth`` holds ("none" or the
+        planned bias; a direction-only bias's spins alternate, so half of them carry 0)."""
+        t = parse_bias(truth) if isinstance(truth, str) else truth
+        a, b = self.alphabet, self.bias
+        table, adj, other = self._tables()
+        if b.kind == "neighbour":
+            k = a.k
+            q = 2.0 / k if t.kind != "neighbour" else 2.0 * (1.0 + t.strength) / (k + 2 * t.strength)
+            values, probs = np.array([adj, other]), np.array([q, 1.0 - q])
+        else:
+            p = t.p1(a) if t.kind in ("hot", "direction") else a.p
+            values, probs = table, p
+            if b.kind == "direction":
+                values, probs = np.append(table, 0.0), np.append(0.5 * p, 0.5)
+        mean = float(np.sum(probs * values))
+        return mean, float(np.sum(probs * (values - mean) ** 2))
+
+    def fixed_n(self) -> int:
+        """The fixed-sample size of the same test (Neyman–Pearson: the summed log-likelihood
+        ratio against one threshold) with the same α and β, normal approximation: the baseline
+        the SPRT's sample number is compared with (Wald: about half of it, or less)."""
+        from scipy.stats import norm
+
+        m0, v0 = self.moments("none")
+        m1, v1 = self.moments(self.bias)
+        z = norm.isf(self.alpha) * math.sqrt(v0) + norm.isf(self.beta) * math.sqrt(v1)
+        return math.ceil((z / (m1 - m0)) ** 2)
+
     def wald_asn(self, truth: Bias | str) -> float:
         """Wald's approximate expected sample number under ``truth`` (H0's "none" or the planned
         bias): ``(L·a + (1-L)·b)/drift`` with L the probability of accepting H0 (1-α, β)."""

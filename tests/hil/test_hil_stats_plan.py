@@ -197,6 +197,7 @@ def test_the_sprt_errors_and_sample_numbers_at_a_fixed_seed():
     fixed = analytic("roulette", "pocket 17 +50 %", 0.05, 0.9).n
     assert h0.mean_n < fixed / 3 and h1.mean_n < fixed / 3  # far fewer spins than the fixed-N plan
     assert h1.mean_n == pytest.approx(d.wald_asn("pocket 17 +50 %"), rel=0.2)
+    assert h0.mean_n < d.fixed_n() and h1.mean_n < d.fixed_n()  # and than the fixed-N test of the same two hypotheses
     assert operating_point(d, "none", 300, seed=1) == h0  # deterministic
 
 
