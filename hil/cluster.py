@@ -75,6 +75,9 @@ def dask_client(workers: int = 1, cluster: str | None = None, *, timeout_s: floa
         try:
             local = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
                                  dashboard_address=None, silence_logs=logging.CRITICAL, resources=resources,
+                                 # no dashboard; the scheduler's bare HTTP routes (health, metrics)
+                                 # on a free loopback port, not Dask's fixed 8787
+                                 scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
                                  **cluster_kwargs)
         except (OSError, TimeoutError, RuntimeError) as exc:
             raise ClusterError(f"cannot start a local Dask cluster of {workers} workers: {exc}") from None
@@ -113,3 +116,16 @@ def _probe(address: str, timeout_s: float) -> None:
 def worker_pids(client: Any) -> list[int]:
     """The process ids of the cluster's workers (for tests and diagnostics)."""
     return sorted(client.run(os.getpid).values()) if client is not None else []
+
+
+async def _set_resources(resources: dict[str, float], dask_worker: Any = None) -> None:
+    await dask_worker.set_resources(**resources)
+
+
+def grant_resources(client: Any, resources: dict[str, float], n: int = 1) -> list[str]:
+    """Give ``resources`` to ``n`` of the cluster's workers (the first by address), e.g. one worker
+    of a local cluster holds a stub-backed bench (``{"bench:<name>": 1}``: ``croupier run``'s tasks
+    that need it run there, one at a time). Returns their addresses; the scheduler knows on return."""
+    addresses = sorted(client.scheduler_info(n_workers=-1)["workers"])[:n]
+    client.run(_set_resources, resources, workers=addresses)
+    return addresses
