@@ -211,7 +211,8 @@ class _Series:
         for cname, (ca, values) in self.columns.items():
             if len(values) != n or any(v is None for v in values):
                 missing = n - sum(v is not None for v in values[:n])
-                self.notes.append(f"column {cname} left out: {missing} of {n} plays have no report of it")
+                self.notes.append(f"column {cname} left out: {missing} of {n} plays have no report of it, or one off "
+                                  "its alphabet")
                 continue
             width = max((len(v) for v in values if isinstance(v, list)), default=0)
             if width:
@@ -233,28 +234,25 @@ class _Series:
                        expected_failures=[str(x) for x in expect.get("fail") or ()])
 
 
-def _load_trace(path: Path) -> tuple[dict[str, Any], list[tuple[int, list[Any]]]]:
+def _open_trace(path: Path):
+    """The trace's reader, its metadata and its rounds (a generator: a trace is read in one pass, its
+    rounds never all in memory); ``AnalyzeError`` for a file that is no readable trace."""
     from hil.trace import TraceReader
 
     try:
-        with TraceReader(path) as reader:
-            meta = reader.meta()
-            if "trace_schema" not in meta:
-                raise ValueError("no trace_schema in its metadata")
-            rounds = list(reader.rounds())
+        reader = TraceReader(path)
     except FileNotFoundError:
         raise AnalyzeError(f"{path}: no such trace") from None
-    except (sqlite3.DatabaseError, ValueError) as exc:  # TraceDamaged is a ValueError
+    except sqlite3.DatabaseError as exc:
         raise AnalyzeError(f"{path}: not a readable Croupier trace ({exc})") from None
-    return meta, rounds
-
-
-def _rules_payload(rounds) -> dict[str, Any] | None:
-    for rnd, events in rounds[:1]:
-        for e in events:
-            if rnd == 0 and e.device == "croupier" and e.kind == "rules" and isinstance(e.payload, dict):
-                return e.payload
-    return None
+    try:
+        meta = reader.meta()
+        if "trace_schema" not in meta:
+            raise ValueError("no trace_schema in its metadata")
+    except (sqlite3.DatabaseError, ValueError) as exc:
+        reader.close()
+        raise AnalyzeError(f"{path}: not a readable Croupier trace ({exc})") from None
+    return reader, meta
 
 
 def _submission(payload: dict[str, Any] | None, game: str) -> Any:
@@ -275,68 +273,89 @@ def _submission(payload: dict[str, Any] | None, game: str) -> Any:
 
 
 def read_trace(path: Path) -> list[Dataset]:
-    """The devices' own reports in one trace: one data set per device kind (module docstring)."""
+    """The devices' own reports in one trace: one data set per device kind (module docstring). The
+    trace is read once, round by round (constant memory in the rounds)."""
     path = Path(path)
-    meta, rounds = _load_trace(path)
+    reader, meta = _open_trace(path)
+    collectors: list[Any] = []
+    try:
+        for rnd, events in reader.rounds():
+            if rnd == 0 and not collectors:
+                collectors = _collectors(path, events)
+                continue
+            for c in collectors:
+                c.feed(rnd, events)
+    except (sqlite3.DatabaseError, ValueError) as exc:  # TraceDamaged is a ValueError
+        raise AnalyzeError(f"{path}: not a readable Croupier trace ({exc})") from None
+    finally:
+        reader.close()
+    return [d for c in collectors for d in c.finish(str(path), meta)]
+
+
+def _collectors(path: Path, setup: list[Any]) -> list[Any]:
+    """One collector per device kind the bench declared (round 0's ``device_info``), found by what
+    each device declared, not by its name."""
     info: dict[str, dict[str, Any]] = {}
-    for rnd, events in rounds:
-        if rnd != 0:
-            break
-        for e in events:
-            if e.kind == "device_info" and isinstance(e.payload, dict):
-                info[e.device] = e.payload
-    rules = _rules_payload(rounds)
-    by_role: dict[str, str] = {}  # role -> device name, from what each device declared
+    rules = None
+    for e in setup:
+        if e.kind == "device_info" and isinstance(e.payload, dict):
+            info[e.device] = e.payload
+        elif e.device == "croupier" and e.kind == "rules" and isinstance(e.payload, dict):
+            rules = e.payload
+    role: dict[str, str] = {}
     for dev, p in info.items():
         if isinstance(p.get("sections"), list):
-            by_role.setdefault("money_wheel", dev)
+            role.setdefault("money_wheel", dev)
         elif "reel1" in p and "reel2" in p:
-            by_role.setdefault("top_slot", dev)
+            role.setdefault("top_slot", dev)
         elif "pockets" in p and "wheel" in p and "multipliers" not in p:
-            by_role.setdefault("ball_wheel", dev)
+            role.setdefault("ball_wheel", dev)
         elif "multipliers" in p and "wheel" in p:
-            by_role.setdefault("illuminator", dev)
+            role.setdefault("illuminator", dev)
         elif "zones" in p and "spots" in p:
-            by_role.setdefault("pachinko", dev)
+            role.setdefault("pachinko", dev)
         elif "games" in p and "cells" in p:
-            by_role.setdefault("board", dev)
-    out: list[Dataset] = []
-    if "money_wheel" in by_role:
-        out.append(_money_wheel(path, meta, rounds, info, by_role, rules))
-    if "ball_wheel" in by_role:
-        out.append(_ball_wheel(path, meta, rounds, info, by_role, rules))
-    if "pachinko" in by_role:
-        out.append(_pachinko(path, meta, rounds, by_role["pachinko"], rules))
-    if "board" in by_role:
-        out += _boards(path, meta, rounds, by_role["board"], rules)
+            role.setdefault("board", dev)
+    out: list[Any] = []
+    if "money_wheel" in role:
+        out.append(_MoneyWheel(info, role, _submission(rules, "crazy-time")))
+    if "ball_wheel" in role:
+        out.append(_BallWheel(path, info, role, _submission(rules, "roulette-x")))
+    if "pachinko" in role:
+        out.append(_Pachinko(role["pachinko"], _submission(rules, "crazy-time")))
+    if "board" in role:
+        out.append(_Boards(role["board"], _submission(rules, "crazy-time")))
     return out
 
 
-def _money_wheel(path, meta, rounds, info, by_role, rules_payload) -> Dataset:
-    dev = by_role["money_wheel"]
-    sections = [str(s) for s in info[dev]["sections"]]
-    sub = _submission(rules_payload, "crazy-time")
-    alphabet = Alphabet.money_wheel(sections)
-    s = _Series("money wheel", alphabet)
-    from rules.crazy_time import WHEEL_SECTIONS
+_REFERENCE_NOTE = "no {game} Rules Submission in the trace: the null of {what} is the packaged reference PAR"
 
-    if sections != [str(x) for x in WHEEL_SECTIONS]:
-        s.notes.append("the wheel declared a layout other than § 690.1(b)'s: analysed as it declared it")
-    top = by_role.get("top_slot")
-    reel1 = reel2 = aligned = None
-    if top is not None:
-        reel1, reel2, aligned = Alphabet.top_slot(sub, 1), Alphabet.top_slot(sub, 2), Alphabet.top_slot_aligned(sub)
-        for name, a in (("top_slot_reel1", reel1), ("top_slot_reel2", reel2), ("top_slot_aligned", aligned)):
-            s.columns[name] = (a, [])
-        if sub is None:
-            s.notes.append("no Crazy Time Rules Submission in the trace: the Top Slot's null is the packaged reference PAR")
-    for rnd, events in rounds:
-        tops: dict[Any, dict[str, Any]] = {}
+
+class _MoneyWheel:
+    """The money wheel's ``spin_stop`` reports, each with the Top Slot's ``top_slot_stop`` of the
+    same spin as columns."""
+
+    def __init__(self, info, role, sub) -> None:
+        from rules.crazy_time import WHEEL_SECTIONS
+
+        self.dev, self.top = role["money_wheel"], role.get("top_slot")
+        sections = [str(s) for s in info[self.dev]["sections"]]
+        self.s = _Series("money wheel", Alphabet.money_wheel(sections))
+        if sections != [str(x) for x in WHEEL_SECTIONS]:
+            self.s.notes.append("the wheel declared a layout other than § 690.1(b)'s: analysed as it declared it")
+        if self.top is not None:
+            self.reels = (Alphabet.top_slot(sub, 1), Alphabet.top_slot(sub, 2), Alphabet.top_slot_aligned(sub))
+            for name, a in zip(_TOP_COLUMNS, self.reels):
+                self.s.columns[name] = (a, [])
+            if sub is None:
+                self.s.notes.append(_REFERENCE_NOTE.format(game="Crazy Time", what="the Top Slot"))
+
+    def feed(self, rnd: int, events: list[Any]) -> None:
+        s = self.s
+        tops = {e.payload.get("spin_id"): e.payload for e in events
+                if e.device == self.top and e.kind == "top_slot_stop" and isinstance(e.payload, dict)}
         for e in events:
-            if e.device == top and e.kind == "top_slot_stop" and isinstance(e.payload, dict):
-                tops[e.payload.get("spin_id")] = e.payload
-        for e in events:
-            if e.device != dev or e.kind != "spin_stop":
+            if e.device != self.dev or e.kind != "spin_stop":
                 continue
             p = e.payload
             if not isinstance(p, dict):
@@ -352,51 +371,77 @@ def _money_wheel(path, meta, rounds, info, by_role, rules_payload) -> Dataset:
             if not s.add(None, index=p.get("section_index"), rnd=rnd, direction=p.get("direction"),
                          time=p.get("stop_time_s", e.sim_time), spin=p.get("spin_id")):
                 continue
-            if top is not None:
-                t = tops.get(p.get("spin_id"))
-                vals: list[Any] = [None, None, None]
-                if t is not None:
-                    try:
-                        vals = [reel1.index(t.get("spot")), reel2.index(f"{t.get('multiplier')}x"),
-                                aligned.index("yes" if t.get("aligned") else "no")]
-                    except ValueError:
-                        s.off[f"top slot {t.get('spot')} {t.get('multiplier')}x"] += 1
-                for name, v in zip(("top_slot_reel1", "top_slot_reel2", "top_slot_aligned"), vals):
-                    s.columns[name][1].append(v)
-    return s.dataset(str(path), meta)
+            if self.top is None:
+                continue
+            t = tops.get(p.get("spin_id"))
+            vals: list[Any] = [None, None, None]
+            if t is not None:
+                r1, r2, al = self.reels
+                raw = (t.get("spot"), f"{t.get('multiplier')}x", "yes" if t.get("aligned") else "no")
+                off = [f"top slot reel {i + 1} {v}" for i, (a, v) in enumerate(zip(self.reels, raw)) if v not in a.symbols]
+                if off:
+                    for o in off:
+                        s.off[o] += 1
+                else:
+                    vals = [r1.index(raw[0]), r2.index(raw[1]), al.index(raw[2])]
+            for name, v in zip(_TOP_COLUMNS, vals):
+                s.columns[name][1].append(v)
+
+    def finish(self, source: str, meta: dict[str, Any]) -> list[Dataset]:
+        return [self.s.dataset(source, meta)]
 
 
-def _ball_wheel(path, meta, rounds, info, by_role, rules_payload) -> Dataset:
-    from devices.roulette_wheel import POCKET_ORDER
-    from rules.roulette import Wheel
+_TOP_COLUMNS = ("top_slot_reel1", "top_slot_reel2", "top_slot_aligned")
+_LIT_COLUMNS = ("lit_numbers", "lit_count", "lit_multipliers")
 
-    dev = by_role["ball_wheel"]
-    wheel = str(info[dev].get("wheel"))
-    try:
-        alphabet = Alphabet.roulette(wheel)
-    except ValueError as exc:
-        raise AnalyzeError(f"{path}: the ball wheel declared {exc}") from None
-    s = _Series("roulette ball wheel", alphabet)
-    declared = [str(x) for x in info[dev].get("pockets") or ()]
-    if declared and declared != [str(x) for x in POCKET_ORDER[Wheel(wheel)]]:
-        s.notes.append("the wheel declared a pocket order other than the real wheel's: the pocket distances are "
-                       "those of the real order")
-    ill = by_role.get("illuminator")
-    lit = count = mult = None
-    if ill is not None:
-        sub = _submission(rules_payload, "roulette-x")
-        lit = Alphabet.lit_numbers(wheel)
-        count, mult = Alphabet.lit_counts(sub), Alphabet.lit_multipliers(sub)
-        for name, a in (("lit_numbers", lit), ("lit_count", count), ("lit_multipliers", mult)):
-            s.columns[name] = (a, [])
-        if sub is None:
-            s.notes.append("no Roulette X Rules Submission in the trace: the lit counts' and multipliers' null is "
-                           "the packaged reference PAR")
-    for rnd, events in rounds:
-        lights = [e.payload for e in events if e.device == ill and e.kind == "illumination" and isinstance(e.payload, dict)]
+
+class _BallWheel:
+    """The roulette ball wheel's ``ball_result`` / ``game_void`` reports, each with the RNG
+    illuminator's ``illumination`` of the round as columns."""
+
+    def __init__(self, path, info, role, sub) -> None:
+        from devices.roulette_wheel import POCKET_ORDER
+        from rules.roulette import Wheel
+
+        self.dev, self.ill = role["ball_wheel"], role.get("illuminator")
+        wheel = str(info[self.dev].get("wheel"))
+        try:
+            alphabet = Alphabet.roulette(wheel)
+        except ValueError as exc:
+            raise AnalyzeError(f"{path}: the ball wheel declared {exc}") from None
+        self.s = _Series("roulette ball wheel", alphabet)
+        declared = [str(x) for x in info[self.dev].get("pockets") or ()]
+        if declared and declared != [str(x) for x in POCKET_ORDER[Wheel(wheel)]]:
+            self.s.notes.append("the wheel declared a pocket order other than the real wheel's: the pocket "
+                                "distances are those of the real order")
+        if self.ill is not None:
+            self.lit = (Alphabet.lit_numbers(wheel), Alphabet.lit_counts(sub), Alphabet.lit_multipliers(sub))
+            for name, a in zip(_LIT_COLUMNS, self.lit):
+                self.s.columns[name] = (a, [])
+            if sub is None:
+                self.s.notes.append(_REFERENCE_NOTE.format(game="Roulette X", what="the lit counts and multipliers"))
+
+    def _lit(self, light: dict[str, Any]) -> list[Any]:
+        nums_a, count_a, mult_a = self.lit
+        nums = [str(x) for x in light.get("numbers") or ()]
+        mults = [f"{m}:1" for m in light.get("multipliers") or ()]
+        off = [f"lit number {v}" for v in nums if v not in nums_a.symbols] + \
+              [f"lit multiplier {v}" for v in mults if v not in mult_a.symbols]
+        if str(len(nums)) not in count_a.symbols:
+            off.append(f"lit count {len(nums)}")
+        if off:
+            for o in off:
+                self.s.off[o] += 1
+            return [None, None, None]
+        return [[nums_a.index(v) for v in nums], count_a.index(str(len(nums))), [mult_a.index(v) for v in mults]]
+
+    def feed(self, rnd: int, events: list[Any]) -> None:
+        s = self.s
+        lights = [e.payload for e in events if e.device == self.ill and e.kind == "illumination"
+                  and isinstance(e.payload, dict)]
         paired = False
         for e in events:
-            if e.device != dev:
+            if e.device != self.dev:
                 continue
             p = e.payload
             if e.kind == "game_void":
@@ -413,68 +458,76 @@ def _ball_wheel(path, meta, rounds, info, by_role, rules_payload) -> Dataset:
             if not s.add(p.get("pocket"), rnd=rnd, direction=p.get("rotor_direction"),
                          time=p.get("stop_time_s", e.sim_time), spin=p.get("spin_id")):
                 continue
-            if ill is None:
+            if self.ill is None:
                 continue
             vals: list[Any] = [None, None, None]
-            if len(lights) == 1 and not paired:
-                L = lights[0]
-                try:
-                    nums = [lit.index(x) for x in L.get("numbers") or ()]
-                    ms = [mult.index(f"{m}:1") for m in L.get("multipliers") or ()]
-                    vals = [nums, count.index(len(nums)), ms]
-                except ValueError:
-                    s.off[f"lit {L.get('numbers')} {L.get('multipliers')}"] += 1
+            if len(lights) == 1 and not paired:  # the round's one illumination, with its one counted result
+                vals = self._lit(lights[0])
                 paired = True
-            for name, v in zip(("lit_numbers", "lit_count", "lit_multipliers"), vals):
+            for name, v in zip(_LIT_COLUMNS, vals):
                 s.columns[name][1].append(v)
-    return s.dataset(str(path), meta)
+
+    def finish(self, source: str, meta: dict[str, Any]) -> list[Dataset]:
+        return [self.s.dataset(source, meta)]
 
 
-def _pachinko(path, meta, rounds, dev, rules_payload) -> Dataset:
-    from rules.pachinko import DROP_ZONES
+class _Pachinko:
+    """Pachinko's ``puck_landed`` reports: the landing spot of each drop from zones 4..13."""
 
-    sub = _submission(rules_payload, "crazy-time")
-    s = _Series("pachinko landings", Alphabet.pachinko_spots(sub))
-    if sub is None:
-        s.notes.append("no Crazy Time Rules Submission in the trace: the null is the packaged reference lattice")
-    for rnd, events in rounds:
+    def __init__(self, dev, sub) -> None:
+        self.dev = dev
+        self.s = _Series("pachinko landings", Alphabet.pachinko_spots(sub))
+        if sub is None:
+            self.s.notes.append(_REFERENCE_NOTE.format(game="Crazy Time", what="the lattice"))
+
+    def feed(self, rnd: int, events: list[Any]) -> None:
+        from rules.pachinko import DROP_ZONES
+
         for e in events:
-            if e.device != dev or e.kind != "puck_landed":
+            if e.device != self.dev or e.kind != "puck_landed":
                 continue
             p = e.payload
             if not isinstance(p, dict):
-                s.excluded["malformed report"] += 1
+                self.s.excluded["malformed report"] += 1
             elif p.get("zone") not in DROP_ZONES:
-                s.excluded["drop zone outside 4..13 (PA-690.7d-drop-zone judges it)"] += 1
+                self.s.excluded["drop zone outside 4..13 (PA-690.7d-drop-zone judges it)"] += 1
             else:
-                s.add(p.get("spot"), rnd=rnd, time=p.get("stop_time_s", e.sim_time), spin=p.get("drop_id"))
-    return s.dataset(str(path), meta)
+                self.s.add(p.get("spot"), rnd=rnd, time=p.get("stop_time_s", e.sim_time), spin=p.get("drop_id"))
+
+    def finish(self, source: str, meta: dict[str, Any]) -> list[Dataset]:
+        return [self.s.dataset(source, meta)]
 
 
-def _boards(path, meta, rounds, dev, rules_payload) -> list[Dataset]:
-    from rules.bonus import DOUBLE
+class _Boards:
+    """The bonus boards' ``board_generated`` cells, one data set per game (Double cells left out)."""
 
-    sub = _submission(rules_payload, "crazy-time")
-    series: dict[str, _Series] = {}
-    for rnd, events in rounds:
+    def __init__(self, dev, sub) -> None:
+        self.dev, self.sub = dev, sub
+        self.series: dict[str, _Series] = {}
+
+    def feed(self, rnd: int, events: list[Any]) -> None:
+        from rules.bonus import DOUBLE
+
         for e in events:
-            if e.device != dev or e.kind != "board_generated":
+            if e.device != self.dev or e.kind != "board_generated":
                 continue
             p = e.payload
             game = _BOARD_GAMES.get(str(p.get("game"))) if isinstance(p, dict) else None
             if game is None or not isinstance(p.get("values"), list):
                 continue
-            s = series.get(game)
+            s = self.series.get(game)
             if s is None:
-                s = series[game] = _Series(f"{game} board values", Alphabet.board_values(game, sub))
-                if sub is None:
-                    s.notes.append("no Crazy Time Rules Submission in the trace: the null is the packaged reference PAR")
+                s = self.series[game] = _Series(f"{game} board values", Alphabet.board_values(game, self.sub))
+                if self.sub is None:
+                    s.notes.append(_REFERENCE_NOTE.format(game="Crazy Time", what="the board values"))
             for v in p["values"]:
                 if v == DOUBLE:
                     s.excluded["Double cells"] += 1
                 else:
                     s.add(f"{v}x", rnd=rnd, time=p.get("device_time_s", e.sim_time), spin=p.get("board_id"))
-    return [s.dataset(str(path), meta) for s in series.values()]
+
+    def finish(self, source: str, meta: dict[str, Any]) -> list[Dataset]:
+        return [s.dataset(source, meta) for s in self.series.values()]
 
 
 # --------------------------------------------------------------------------- files
