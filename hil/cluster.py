@@ -60,6 +60,11 @@ def dask_client(workers: int = 1, cluster: str | None = None, *, timeout_s: floa
             reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             raise ClusterError(f"cannot reach the Dask scheduler at {cluster} within {timeout_s:g} s: {reason}") from None
         try:
+            try:  # a scheduler without workers would take the work and never do it
+                client.wait_for_workers(1, timeout=timeout_s)
+            except TimeoutError:
+                raise ClusterError(f"the Dask scheduler at {cluster} has no worker (none joined within "
+                                   f"{timeout_s:g} s): start `dask worker {cluster}` (docs/mc.md)") from None
             yield client
         finally:
             client.close()
