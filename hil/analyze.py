@@ -533,10 +533,17 @@ class _Boards:
 # --------------------------------------------------------------------------- files
 def _alphabet_for(path: Path, values: list[str], wheel: str | None, extra_wheels: set[str]) -> Alphabet:
     """The alphabet of a file's results: ``wheel``'s, or the one the results can only be on."""
-    if len(extra_wheels) > 1:
-        raise AnalyzeError(f"{path}: mixed wheels in one file ({', '.join(sorted(extra_wheels))}): one wheel a file")
-    if wheel is None and extra_wheels:
-        wheel = WHEELS.get(next(iter(extra_wheels)), next(iter(extra_wheels)))
+    said = set()
+    for w in extra_wheels:  # a ``wheel`` column
+        if w.lower() not in WHEELS:
+            raise AnalyzeError(f"{path}: wheel {w!r} in its wheel column: one of {', '.join(sorted(set(WHEELS.values())))}")
+        said.add(WHEELS[w.lower()])
+    if len(said) > 1:
+        raise AnalyzeError(f"{path}: mixed wheels in one file ({', '.join(sorted(said))}): one wheel a file")
+    if said and wheel is not None and said != {wheel}:
+        raise AnalyzeError(f"{path}: --wheel {wheel}, but its wheel column says {next(iter(said))}")
+    if wheel is None and said:
+        wheel = next(iter(said))
     distinct = set(values)
     if wheel is None:
         spots_only = {v for v in distinct if v in _MONEY_SPOTS and not v.isdigit()}
@@ -561,7 +568,9 @@ def _alphabet_for(path: Path, values: list[str], wheel: str | None, extra_wheels
         return Alphabet.pachinko_spots()
     if wheel == "top-slot-reel1":
         return Alphabet.top_slot(None, 1)
-    return Alphabet.top_slot(None, 2)
+    if wheel == "top-slot-reel2":
+        return Alphabet.top_slot(None, 2)
+    raise AnalyzeError(f"{path}: no alphabet for wheel {wheel!r}")  # WHEELS and this function disagree
 
 
 def _is_int(v: str, lo: int, hi: int) -> bool:
@@ -602,7 +611,8 @@ def _time_s(values: list[str], path: Path, lines: list[int]) -> np.ndarray | Non
     return arr - arr[0]
 
 
-def _table(path: Path, name: str, rows: list[dict[str, str]], lines: list[int], wheel: str | None) -> Dataset:
+def _table(path: Path, name: str, rows: list[dict[str, str]], lines: list[int], wheel: str | None,
+           unit: str = "line") -> Dataset:
     """Rows of a file (``result`` and optional ``status``, ``direction``, ``time``, ``dealer``,
     ``spin``, ``wheel``) as one data set."""
     excluded: Counter[str] = Counter()
@@ -613,7 +623,7 @@ def _table(path: Path, name: str, rows: list[dict[str, str]], lines: list[int], 
             excluded[f"void: {(r.get('void_reason') or '').strip() or status}" if status == "void" else status] += 1
             continue
         if not (r.get("result") or "").strip():
-            raise AnalyzeError(f"{path}: line {ln}: no result")
+            raise AnalyzeError(f"{path}: {unit} {ln}: no result")
         kept.append((ln, r))
     wheels = {(r.get("wheel") or "").strip() for _ln, r in kept} - {""}
     values = [r["result"].strip() for _ln, r in kept]
@@ -626,7 +636,7 @@ def _table(path: Path, name: str, rows: list[dict[str, str]], lines: list[int], 
     except ValueError:
         for ln, v in zip((ln for ln, _r in kept), values):
             if _symbol(v, alphabet) not in alphabet.symbols:
-                raise AnalyzeError(f"{path}: line {ln}: result {v!r} is not on the {alphabet.kind}") from None
+                raise AnalyzeError(f"{path}: {unit} {ln}: result {v!r} is not on the {alphabet.kind}") from None
         raise
     n = len(values)
     cols = set().union(*(r.keys() for _ln, r in kept))
@@ -638,7 +648,7 @@ def _table(path: Path, name: str, rows: list[dict[str, str]], lines: list[int], 
     if "direction" in cols:
         dirs = col("direction")
         if bad := next(((ln, d) for (ln, _r), d in zip(kept, dirs) if d.lower() not in _DIRECTION), None):
-            raise AnalyzeError(f"{path}: line {bad[0]}: direction {bad[1]!r} is none of cw, ccw, clockwise, "
+            raise AnalyzeError(f"{path}: {unit} {bad[0]}: direction {bad[1]!r} is none of cw, ccw, clockwise, "
                                "anticlockwise, +1, -1, 0 or empty")
         direction = np.asarray([_DIRECTION[d.lower()] for d in dirs], dtype=np.int64)
     time_col = "time" if "time" in cols else "time_s" if "time_s" in cols else None
@@ -713,7 +723,7 @@ def read_outcomes_json(path: Path, wheel: str | None = None) -> list[Dataset]:
         table.append({k: "" if r.get(k) is None else str(r.get(k)) for k in ("result", "status", "void_reason",
                                                                                 "direction", "spin", "dealer")}
                      | {"time_s": "" if r.get("time_s") is None else str(r.get("time_s"))})
-    return [_table(Path(path), "roulette outcomes", table, list(range(1, len(table) + 1)), wheel)]
+    return [_table(Path(path), "roulette outcomes", table, list(range(1, len(table) + 1)), wheel, "outcome")]
 
 
 def read_slingshot(path: Path, wheel: str | None = None) -> list[Dataset]:
