@@ -286,6 +286,14 @@ def _sign(direction: Direction) -> float:
 def spin_trajectory(params: MoneyWheelParams, layout_len: int, start_angle_rad: float,
                     omega0_rad_s: float, direction: Direction) -> SpinTrajectory:
     """One spin in full: the outcome plus per-peg arrival times, speeds and energies."""
+    return _spin(params, layout_len, start_angle_rad, omega0_rad_s, direction, True)
+
+
+def _spin(params: MoneyWheelParams, layout_len: int, start_angle_rad: float, omega0_rad_s: float,
+          direction: Direction, pegs: bool) -> SpinTrajectory | SpinPhysics:
+    """``spin_trajectory`` (``pegs``), or only its ``physics`` (the sim's hot path: the per-peg
+    kinematics the pulse times and the duration need, the same numbers, without the per-peg
+    indices)."""
     if not omega0_rad_s > 0:
         raise ValueError(f"omega0_rad_s must be > 0, not {omega0_rad_s}")
     s = _sign(direction)
@@ -350,6 +358,8 @@ def spin_trajectory(params: MoneyWheelParams, layout_len: int, start_angle_rad: 
         potential_change_j=st.potential_change,
         residual_j=0.0 if rest == 0 else st.e_k,
     )
+    if not pegs:
+        return physics
     peg_idx = (j1 + (s * km1).astype(np.int64)) % layout_len
     return SpinTrajectory(physics, t_arr, w_arr, e_k, peg_idx)
 
@@ -357,7 +367,7 @@ def spin_trajectory(params: MoneyWheelParams, layout_len: int, start_angle_rad: 
 def simulate_spin(params: MoneyWheelParams, layout_len: int, start_angle_rad: float,
                   omega0_rad_s: float, direction: Direction) -> SpinPhysics:
     """Pure physics of one spin: the wheel at ``start_angle_rad`` pushed to ``omega0_rad_s``."""
-    return spin_trajectory(params, layout_len, start_angle_rad, omega0_rad_s, direction).physics
+    return _spin(params, layout_len, start_angle_rad, omega0_rad_s, direction, False)
 
 
 def draw_push_speed_rps(params: MoneyWheelParams, rng: np.random.Generator, n: int | None = None):

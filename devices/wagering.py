@@ -248,19 +248,22 @@ class WageringSim:
         The verdict is taken when the press reaches the device; the answer (and its telemetry)
         leaves ``answer_delay_s`` later. One SimPy event per press: a full round holds dozens."""
         self._press_id += 1
-        t = self.env.now
+        env, params = self.env, self.params
+        t = env.now
         reason = self._verdict(seat, stake_cents, t)
-        area = getattr(self.params, "no_betting_area", "")  # a subclass's params may not carry the knob
-        if reason is None and area and str(spot) == area:
-            reason = "no_betting_area"
-        result = PressAnswer(press_id=self._press_id, seat=seat, spot=str(spot), stake_cents=stake_cents,
-                             accepted=reason is None, device_time_s=t,
-                             answer_time_s=t + self.params.answer_delay_s, reason=reason)
-        answered = self.env.timeout(self.params.answer_delay_s, value=result)
+        spot = str(spot)
+        if reason is None:
+            area = getattr(params, "no_betting_area", "")  # a subclass's params may not carry the knob
+            if area and spot == area:
+                reason = "no_betting_area"
+        delay = params.answer_delay_s
+        result = PressAnswer(self._press_id, seat, spot, stake_cents, reason is None, t, t + delay, reason)
+        answered = env.timeout(delay, value=result)
         answered.callbacks.append(self._answer)
         return answered
 
     def _answer(self, event: simpy.Event) -> None:
-        self.telemetry(self.name, "press", payload(event.value))
+        answer = event.value
+        self.telemetry(self.name, "press", payload(answer))
         for watcher in self._watchers:
-            watcher(event.value)
+            watcher(answer)
