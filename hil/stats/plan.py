@@ -14,6 +14,8 @@ level α with power 1 − β, by two methods that it reports side by side (docs/
    The level is the battery's for its first rejection: Holm (and Bonferroni) over the battery's
    ``m`` tests (``hil.stats.battery.battery_size``) reject first at ``α/m``. The smallest ``n``
    with ``P(ncx2(k−1, λ(n)) > χ²_{k−1, 1−α/m}) ≥ power``.
+   For a hot pocket or section the battery also has a sharper test, the per-symbol exact binomial
+   (Šidák over the symbols): ``per_symbol`` gives its n the same way (exact binomial power).
 2. **Simulation** (``simulated``). The battery exactly as ``croupier analyze`` runs it
    (``hil.stats.battery.run_battery`` with its correction) on data drawn under the bias
    (``hil.stats.synth.simulate``): the smallest ``N`` at which its overall verdict is "fail" in at
@@ -171,6 +173,45 @@ def analytic(game: str, bias: Bias | str, alpha: float = 0.01, power: float = 0.
                         float(stats.ncx2.sf(crit, dof, per_play * (n - lost))))
 
 
+def per_symbol(game: str, bias: Bias | str, alpha: float = 0.01, power: float = 0.9, correction: str = "holm",
+               battery_size: int | None = None) -> AnalyticPlan | None:
+    """The battery's per-symbol test for a hot pocket or section (exact binomial of one symbol's
+    count, equal tails, Šidák over the k symbols at the battery's first Holm level α/m): the
+    smallest n at which it reaches the power on the most raised symbol alone (a sector of several
+    gets more from the union; this is then a bound). A direction-only bias is diluted to half its
+    strength in the pooled counts. None for the neighbour chain (its counts are uniform)."""
+    _check_levels(alpha, power)
+    a = alphabet_for(game)
+    b = _bias(bias, a, game)
+    if b.kind not in ("hot", "direction"):
+        return None
+    m = battery_size if battery_size is not None else battery_size_at(a, b, 10_000, game in DIRECTED)
+    level = alpha / m if correction in ("holm", "bonferroni") else alpha
+    p0 = a.p
+    p1 = b.p1(a) if b.kind == "hot" else 0.5 * (b.p1(a) + p0)
+    k = int(np.count_nonzero((p0 > 0) & (p0 < 1)))
+    j = int(np.argmax(np.abs(p1 - p0) / np.sqrt(p0 * (1 - p0))))
+    pj, pj1 = float(p0[j]), float(p1[j])
+    a_s = -math.expm1(math.log1p(-level) / k)  # Šidák per-symbol level
+
+    def power_at(n: int) -> float:
+        hi = stats.binom.isf(a_s / 2, n, pj)
+        lo = stats.binom.ppf(a_s / 2, n, pj)
+        return float(stats.binom.sf(hi, n, pj1) + stats.binom.cdf(lo - 1, n, pj1))
+
+    z = stats.norm.isf(a_s / 2) * math.sqrt(pj * (1 - pj)) + stats.norm.isf(1 - power) * math.sqrt(pj1 * (1 - pj1))
+    n0 = max(10, math.ceil((z / (pj1 - pj)) ** 2))  # the normal approximation, then exact
+    lo_n, hi_n = max(1, n0 // 2), 2 * n0
+    while power_at(hi_n) < power:
+        lo_n, hi_n = hi_n, 2 * hi_n
+    while hi_n - lo_n > 1:
+        mid = (lo_n + hi_n) // 2
+        lo_n, hi_n = (lo_n, mid) if power_at(mid) >= power else (mid, hi_n)
+    side = "" if b.kind == "hot" else ", pooled over both directions"
+    return AnalyticPlan(hi_n, f"per-symbol exact binomial, symbol {a.symbols[j]} (Šidák over {k} symbols{side})",
+                        1, level, m, correction, (pj1 - pj) ** 2 / pj, (pj1 - pj) ** 2 / pj * hi_n, power_at(hi_n))
+
+
 def _clopper_pearson(k: int, n: int, confidence: float) -> tuple[float, float]:
     ci = stats.binomtest(k, n).proportion_ci(confidence_level=confidence, method="exact")
     return float(ci.low), float(ci.high)
@@ -267,11 +308,13 @@ def plan(game: str, bias: str, alpha: float = 0.01, power: float = 0.9, simulati
     a_plan = analytic(game, bias, alpha, power, correction)
     out: dict[str, Any] = {"game": game, "alphabet": alphabet_for(game).kind, "bias": parse_bias(bias).text,
                            "alpha": alpha, "power": power, "correction": correction,
-                           "analytic": a_plan.to_json(), "simulated": None}
+                           "analytic": a_plan.to_json(), "analytic_per_symbol": None, "simulated": None}
+    if (ps := per_symbol(game, bias, alpha, power, correction, a_plan.battery_size)) is not None:
+        out["analytic_per_symbol"] = {**ps.to_json(), "method": "exact binomial (the battery's per-symbol test)"}
     if simulations:
         out["simulated"] = simulated(game, bias, alpha, power, simulations, seed, a_plan.n, correction).to_json()
     return out
 
 
-__all__ = ["GAMES", "AnalyticPlan", "SimulatedPlan", "alphabet_for", "analytic", "detection", "plan", "simulated",
-           "planned_test"]
+__all__ = ["GAMES", "AnalyticPlan", "SimulatedPlan", "alphabet_for", "analytic", "detection", "per_symbol", "plan",
+           "planned_test", "simulated"]

@@ -20,7 +20,7 @@ from hil.runner import load_rules, run_scenario
 from hil.scenario import parse_scenario
 from hil.stats.battery import battery_size, run_battery
 from hil.stats.data import Alphabet
-from hil.stats.plan import analytic, detection, planned_test, simulated
+from hil.stats.plan import analytic, detection, per_symbol, planned_test, simulated
 from hil.stats.sequential import Sprt, SprtDesign, operating_point
 from hil.stats.synth import parse_bias, simulate
 from hil.trace import TraceReader
@@ -120,6 +120,19 @@ def test_the_noncentral_chi_square_n_is_the_smallest_with_the_power(bias, test):
     # a hot pocket's noncentrality per play, by hand: (0.2/37)^2 * 37 * (1 + 1/36)
     if b.kind == "hot":
         assert per_play == pytest.approx(0.04 / 37 * (37 / 36))
+
+
+def test_the_per_symbol_n_is_the_battery_s_binomial_test_at_its_level():
+    p = per_symbol("roulette", "pocket 17 +20 %", 0.01, 0.9)
+    a_s = -np.expm1(np.log1p(-p.level) / 37)  # Šidák over the 37 pockets at alpha / m
+
+    def power(n):
+        hi, lo = stats.binom.isf(a_s / 2, n, 1 / 37), stats.binom.ppf(a_s / 2, n, 1 / 37)
+        return stats.binom.sf(hi, n, 1.2 / 37) + stats.binom.cdf(lo - 1, n, 1.2 / 37)
+
+    assert power(p.n) >= 0.9 > power(p.n - 1) and p.n < analytic("roulette", "pocket 17 +20 %").n
+    assert "symbol 17" in p.test and p.level == pytest.approx(0.01 / p.battery_size)
+    assert per_symbol("roulette", "neighbour +20 %") is None  # the chain's counts are uniform: no per-symbol n
 
 
 def test_the_simulated_n_is_where_the_battery_itself_reaches_the_power():
