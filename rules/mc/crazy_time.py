@@ -227,6 +227,8 @@ class Plan:
     reel2_values: np.ndarray
     odds: np.ndarray
     """§ 690.4(a): "N to 1" of each number code 0..3."""
+    number_returns: np.ndarray
+    """``_number_returns``: each number wager's return for each round key."""
     reading: str
     coin: _Board
     coin_rescue: tuple[int, int]
@@ -237,6 +239,19 @@ class Plan:
     pachinko_rows: int
     ctw: _Board
     ctw_double: tuple[int, int]
+
+
+def _number_returns(odds: Sequence[int]) -> np.ndarray:
+    """§ 690.4(a), (c): the return (stake included) of a one-stake wager on each number, for each
+    round key (``kernel``): 1 + odds × the Top Slot multiplier when the wheel stopped on it, else 0.
+    Shape (4, keys)."""
+    out = np.zeros((len(NUMBER_SPOTS), _KEYS), dtype=np.int64)
+    for i, spot in enumerate(NUMBER_SPOTS):
+        c = _CODE[spot]
+        for top in range(len(SPOTS) + 1):
+            for j, mult in enumerate(TOP_SLOT_REEL2):
+                out[i, c * _K_CODE + top * _K_TOP + j] = 1 + odds[c] * (mult if top == c + 1 else 1)
+    return out
 
 
 def plan(sub: RulesSubmission) -> Plan:
@@ -263,6 +278,7 @@ def plan(sub: RulesSubmission) -> Plan:
         reel2=_Categorical.of(reel2),
         reel2_values=np.array(TOP_SLOT_REEL2, dtype=np.int64),
         odds=np.array(odds, dtype=np.int64),
+        number_returns=_number_returns(odds),
         reading=sub.rescue_reading,
         coin=_board(sub.coin_flip.multiplier_weights),
         coin_rescue=_bernoulli_radix(sub.coin_flip.rescue_probability),
@@ -451,18 +467,6 @@ _BONUS_KEY = _CODE[Spot.COIN_FLIP] * _K_CODE
 _BLOCK = 1 << 18
 
 
-def _number_returns(p: Plan) -> np.ndarray:
-    """§ 690.4(a), (c): the return (stake included) of a one-stake wager on each number, for each
-    round key: 1 + odds × the Top Slot multiplier when the wheel stopped on it, else 0. Shape (4, keys)."""
-    out = np.zeros((len(NUMBER_SPOTS), _KEYS), dtype=np.int64)
-    for i, spot in enumerate(NUMBER_SPOTS):
-        c = _CODE[spot]
-        for top in range(len(SPOTS) + 1):
-            for j, mult in enumerate(TOP_SLOT_REEL2):
-                out[i, c * _K_CODE + top * _K_TOP + j] = 1 + int(p.odds[c]) * (mult if top == c + 1 else 1)
-    return out
-
-
 def _play_bonus(rng: np.random.Generator, kb: np.ndarray, p: Plan, into: dict[str, WagerTally]) -> None:
     """Play the bonus game of each round whose key is in ``kb`` (a block's bonus rounds, in play
     order) and add the returns of its wager to ``into``."""
@@ -515,7 +519,7 @@ def kernel(rng: np.random.Generator, n: int, options: Mapping[str, Any]) -> dict
         if not base:                                             # § 690.2(f): the bonus rounds play on
             _play_bonus(rng, key[key >= _BONUS_KEY], p, bonus)
     out: dict[str, WagerTally] = {}
-    ret = _number_returns(p)
+    ret = p.number_returns
     exact_int64 = n * int(ret.max()) ** 2 < 1 << 62                # else Python ints
     for i, spot in enumerate(NUMBER_SPOTS):                      # § 690.4(a), (c)
         r = ret[i]
