@@ -278,3 +278,26 @@ def test_a_tall_lattice_is_played_row_by_row(rows):
     assert seen.size == 16 and seen.sum() == n and (seen > 0).all()
     expected = exact * n
     assert float(((seen - expected) ** 2 / expected).sum()) < 37.70, seen
+
+
+def test_number_wagers_sd_is_the_exact_sd():
+    """The SD the engine reports for a number wager, against the exact one of § 690.3–690.4:
+    return 1 + odds·m with probability P(section)·P(m applied), m the Top Slot multiplier on it
+    (the reels aligned on it with a·p₁, else 1). Relative error within 4 standard errors of a
+    sample variance (μ₄ from the same exact distribution)."""
+    counts, ts = Counter(WHEEL_SECTIONS), REFERENCE.top_slot
+    w2 = sum(ts.reel2_weights.values())
+    mc = played("reference")[1]
+    for spot, odds in zip(NUMBERS, (1, 2, 5, 10)):
+        p_sec = Fraction(counts[spot], len(WHEEL_SECTIONS))
+        p_on = ts.align_probability * ts.reel1_probability(spot)
+        dist = {1 + odds: (1 - p_on)}
+        for m, w in ts.reel2_weights.items():
+            dist[1 + odds * m] = dist.get(1 + odds * m, 0) + p_on * Fraction(w, w2)
+        moments = [sum(p_sec * q * v ** k for v, q in dist.items()) for k in range(5)]
+        mean = moments[1]
+        var = moments[2] - mean ** 2
+        mu4 = moments[4] - 4 * mean * moments[3] + 6 * mean ** 2 * moments[2] - 3 * mean ** 4
+        t = mc[spot]
+        rel_se = float((mu4 / var ** 2 - 1) / t.n) ** 0.5
+        assert abs(t.variance / float(var) - 1) <= 4 * rel_se, (spot, t.sd, float(var) ** 0.5)
