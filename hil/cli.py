@@ -1,7 +1,8 @@
 """``croupier`` — the command line.
 
     croupier run [PATH ...] [--bench FILE] [--rules FILE] [--roulette-x-rules FILE] [--seed N] [--out DIR]
-                 [--jobs N] [--resume] [--max-rounds N] [-q | -v | -vv] [--log-file FILE]
+                 [--jobs N | --workers N | --cluster local|tcp://HOST:PORT] [--resume] [--max-rounds N]
+                 [-q | -v | -vv] [--log-file FILE]
     croupier rtp crazy-time [--rules FILE] [--json]
     croupier rtp roulette-up [--paytable A..E|P1..P7] [--wheel single|double] [--json]   (none: all)
     croupier rtp roulette-x [--paytable A|B] [--wheel single|double] [--rules FILE] [--json]
@@ -108,6 +109,30 @@ def run_suite_with_progress(scenarios, bench, rules, out: Path, seed, jobs: int,
         progress.close()
 
 
+def run_suite_on_cluster(scenarios, bench, rules, out: Path, seed, roulette_x, resume: bool, verbosity: int,
+                         workers: int | None, cluster: str | None, info: dict) -> list[dict]:
+    """The suite as Dask tasks (``hil.dask_run``), its progress as ``run_suite_with_progress``'s;
+    ``info`` gets report.json's ``provenance.cluster`` (the scheduler, each scenario's worker), also
+    when the bench refused the run."""
+    from hil.applicability import BenchRefused
+    from hil.dask_run import cluster_provenance, run_suite_dask, suite_client
+    from hil.progress import make_progress
+
+    if workers is None:  # a bench not fully simulated runs one scenario at a time: one worker
+        workers = 1 if bench.config.real_time else min(len(scenarios), os.cpu_count() or 1)
+    with suite_client(bench, workers, cluster) as client:
+        progress = make_progress([(s.scenario.name, s.scenario.rounds) for s in scenarios], verbosity)
+        try:
+            results, where = run_suite_dask(client, scenarios, bench, rules, out, seed, roulette_x, resume, progress)
+        except BenchRefused as exc:
+            info.update(cluster_provenance(client, getattr(exc, "placement", {})))
+            raise
+        finally:
+            progress.close()
+        info.update(cluster_provenance(client, where))
+        return results
+
+
 def print_one_line(report: dict, out: Path) -> None:
     """``run -q``'s result: the outcome counts and where the report is, on one line (stdout)."""
     s = report["summary"]
@@ -203,6 +228,12 @@ def run(
     seed: Annotated[Optional[int], typer.Option(help="derive every scenario's seed from N", min=0, max=2**63 - 1)] = None,
     out: Annotated[Path, typer.Option(help="output folder: report.json, report.html, junit.xml, traces/")] = Path("out"),
     jobs: Annotated[int, typer.Option(help="worker processes (default 0: all cores; 1 with real devices)", min=0)] = 0,
+    workers: Annotated[Optional[int], typer.Option(
+        help="Dask workers: > 1 runs the scenarios as tasks on a local Dask cluster of N processes "
+             "(docs/cluster.md)", min=1)] = None,
+    cluster: Annotated[Optional[str], typer.Option(
+        help="local | tcp://HOST:PORT: run the scenarios as tasks on a Dask cluster; a bench that is not fully "
+             "simulated runs only on a worker declaring the resource bench:NAME (docs/cluster.md)")] = None,
     resume: Annotated[bool, typer.Option(
         help="go on with a killed run: each scenario's trace in OUT/traces continues after its last committed "
              "round, from the table's state committed with it (streaks, meters)")] = False,
@@ -227,6 +258,11 @@ def run(
 
     started = dt.datetime.now(dt.timezone.utc)
     verbosity = _logging(quiet, verbose, log_file)
+    on_dask = cluster is not None or (workers or 1) > 1
+    if on_dask and jobs:
+        sys.stderr.write("error: --jobs is the process pool; --workers/--cluster run on Dask: one or the other\n"
+                         "nothing was run\n")
+        raise typer.Exit(EXIT_BAD_INPUT)
     try:
         scenarios, loaded_bench, loaded_rules, loaded_rx = load_run_inputs(paths, bench, rules, roulette_x_rules,
                                                                            max_rounds)
@@ -239,14 +275,26 @@ def run(
     jobs = 1 if loaded_bench.config.real_time else (jobs or min(len(scenarios), os.cpu_count() or 1))
     from hil.applicability import BenchRefused
 
+    from hil.cluster import ClusterError
+
+    cluster_info: dict = {}  # report.json provenance.cluster: a run on Dask (docs/cluster.md)
     try:
-        results = run_suite_with_progress(scenarios, loaded_bench, loaded_rules, out, seed, jobs, loaded_rx, resume,
-                                          verbosity)
+        if on_dask:
+            results = run_suite_on_cluster(scenarios, loaded_bench, loaded_rules, out, seed, loaded_rx, resume,
+                                           verbosity, workers, cluster, cluster_info)
+        else:
+            results = run_suite_with_progress(scenarios, loaded_bench, loaded_rules, out, seed, jobs, loaded_rx,
+                                              resume, verbosity)
+    except ClusterError as exc:  # no worker can hold the bench, the out folder not shared, no scheduler: exit 2
+        sys.stderr.write(f"error: {exc}\n")
+        raise typer.Exit(EXIT_BAD_INPUT) from None
     except BenchRefused as exc:  # a device unreachable or not the one the scenario needs: one error, exit 2
         results = getattr(exc, "results", [])
         refused = {"kind": exc.kind, "role": exc.role, "scenario": getattr(exc, "scenario", None), "reason": exc.message}
         report = build_report(results, provenance(loaded_bench, loaded_rules, scenarios, seed, started, loaded_rx),
                               refused)
+        if cluster_info:
+            report["provenance"]["cluster"] = cluster_info
         report["manifest"] = manifest_for_run(out, scenarios, loaded_bench, loaded_rules, loaded_rx)  # docs/pack.md
         write_json(report, out / "report.json")
         write_junit(report, out / "junit.xml")
@@ -258,6 +306,8 @@ def run(
                          f"({len(results)} scenario(s) ran before it; {out / 'report.json'})\n")
         raise typer.Exit(EXIT_BAD_INPUT) from None
     report = build_report(results, provenance(loaded_bench, loaded_rules, scenarios, seed, started, loaded_rx))
+    if cluster_info:
+        report["provenance"]["cluster"] = cluster_info
     report["manifest"] = manifest_for_run(out, scenarios, loaded_bench, loaded_rules, loaded_rx)  # docs/pack.md
     write_json(report, out / "report.json")
     write_junit(report, out / "junit.xml")
