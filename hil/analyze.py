@@ -316,6 +316,10 @@ def _collectors(path: Path, setup: list[Any]) -> list[Any]:
             role.setdefault("pachinko", dev)
         elif "games" in p and "cells" in p:
             role.setdefault("board", dev)
+        elif isinstance(p.get("sides"), list):
+            role.setdefault("coin", dev)
+        elif isinstance(p.get("sections"), int) and "clappers" in p:
+            role.setdefault("ctw_wheel", dev)
     out: list[Any] = []
     if "money_wheel" in role:
         out.append(_MoneyWheel(info, role, _submission(rules, "crazy-time")))
@@ -325,6 +329,10 @@ def _collectors(path: Path, setup: list[Any]) -> list[Any]:
         out.append(_Pachinko(role["pachinko"], _submission(rules, "crazy-time")))
     if "board" in role:
         out.append(_Boards(role["board"], _submission(rules, "crazy-time")))
+    if "coin" in role:
+        out.append(_Coin(role["coin"], info[role["coin"]]["sides"]))
+    if "ctw_wheel" in role:
+        out.append(_CtwWheel(role["ctw_wheel"], info[role["ctw_wheel"]]["sections"]))
     return out
 
 
@@ -429,6 +437,8 @@ class _BallWheel:
               [f"lit multiplier {v}" for v in mults if v not in mult_a.symbols]
         if str(len(nums)) not in count_a.symbols:
             off.append(f"lit count {len(nums)}")
+        if len(set(nums)) != len(nums):  # § 617b.5(d): distinct numbers
+            off.append("lit numbers repeated in one illumination")
         if off:
             for o in off:
                 self.s.off[o] += 1
@@ -528,6 +538,69 @@ class _Boards:
 
     def finish(self, source: str, meta: dict[str, Any]) -> list[Dataset]:
         return [s.dataset(source, meta) for s in self.series.values()]
+
+
+class _Coin:
+    """The Coin Flip's ``coin_flip_stop`` reports (§ 690.5(d)): the face up at rest, and as the release
+    point the face up at launch. The two faces are a circle of two (the "distance" from one flip to
+    the next: the same face or the other; the release offset: the launch face kept or turned), each
+    face 1/2 under the null (§ 690.5(b): "a coin with two distinct sides")."""
+
+    def __init__(self, dev, sides) -> None:
+        self.dev = dev
+        faces = tuple(str(x) for x in sides)
+        try:
+            alphabet = Alphabet("coin flip faces", faces, None, True)
+        except ValueError as exc:
+            raise AnalyzeError(f"the coin flipper declared {exc}") from None
+        self.s = _Series("coin flips", alphabet)
+        self.release: list[int] = []
+
+    def feed(self, rnd: int, events: list[Any]) -> None:
+        for e in events:
+            if e.device != self.dev or e.kind != "coin_flip_stop":
+                continue
+            p = e.payload
+            if not isinstance(p, dict):
+                self.s.excluded["malformed report"] += 1
+            elif self.s.add(p.get("face"), rnd=rnd, time=p.get("stop_time_s", e.sim_time), spin=p.get("flip_id")):
+                start = str(p.get("start_face"))
+                self.release.append(self.s.alphabet.symbols.index(start) if start in self.s.alphabet.symbols else ABSENT)
+
+    def finish(self, source: str, meta: dict[str, Any]) -> list[Dataset]:
+        d = self.s.dataset(source, meta)
+        if d.data.n and any(r != ABSENT for r in self.release):
+            from dataclasses import replace
+
+            d.data = replace(d.data, release=np.asarray(self.release, dtype=np.int64))
+        return [d]
+
+
+class _CtwWheel:
+    """The Crazy Time World virtual wheel's ``ctw_stop`` reports (§ 690.8(d)): the section under the
+    first clapper at every stop, respins included (the other clappers sit at fixed offsets from it:
+    no evidence of their own), each of the 64 sections 1/64 under the null; circular, in section order."""
+
+    def __init__(self, dev, sections: int) -> None:
+        self.dev = dev
+        if isinstance(sections, bool) or not isinstance(sections, int) or sections < 2:
+            raise AnalyzeError(f"the Crazy Time World wheel declared {sections!r} sections")
+        self.s = _Series("crazy-time-world wheel", Alphabet("crazy-time-world sections",
+                                                            tuple(str(i) for i in range(sections)), None, True))
+
+    def feed(self, rnd: int, events: list[Any]) -> None:
+        for e in events:
+            if e.device != self.dev or e.kind != "ctw_stop":
+                continue
+            p = e.payload
+            secs = p.get("sections") if isinstance(p, dict) else None
+            if not isinstance(secs, list) or not secs:
+                self.s.excluded["malformed report"] += 1
+            else:
+                self.s.add(None, index=secs[0], rnd=rnd, time=p.get("stop_time_s", e.sim_time), spin=p.get("spin_id"))
+
+    def finish(self, source: str, meta: dict[str, Any]) -> list[Dataset]:
+        return [self.s.dataset(source, meta)]
 
 
 # --------------------------------------------------------------------------- files

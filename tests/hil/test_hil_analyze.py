@@ -263,6 +263,35 @@ def test_void_spins_are_left_out_and_counted(run, tmp_path):
     assert wheel.data.n == 4 and wheel.excluded == {"void: on a peg (between two sections)": 1}
     assert all(len(a[1]) == 4 for a in wheel.data.columns.values())  # its Top Slot spin left out with it
 
+def test_the_coin_flipper_and_the_crazy_time_world_wheel_and_repeated_lit_numbers(tmp_path):
+    from hil.trace import TraceWriter
+
+    path = tmp_path / "written.sqlite"
+    w = TraceWriter(path, {"scenario": "hand-written"})
+    w.record("coin_flipper", "device_info", {"sides": ["red", "blue"]})
+    w.record("ctw_wheel", "device_info", {"sections": 64, "clappers": [0, 3, 6]})
+    w.record("ball_wheel", "device_info", {"wheel": "single-zero", "pockets": list(EUROPEAN)})
+    w.record("illuminator", "device_info", {"wheel": "single-zero", "paytable": "A", "multipliers": [50, 100]})
+    w.commit()
+    flips = [("red", "red"), ("blue", "red"), ("blue", "blue")]
+    for n, (face, start) in enumerate(flips, 1):
+        w.round = n
+        w.record("coin_flipper", "coin_flip_stop", {"flip_id": n, "face": face, "start_face": start, "stop_time_s": n})
+        w.record("ctw_wheel", "ctw_stop", {"spin_id": n, "sections": [10 * n, 10 * n + 3, 10 * n + 6], "stop_time_s": n})
+        w.record("illuminator", "illumination", {"numbers": [5, 5] if n == 2 else [5, 7], "multipliers": [50, 50]})
+        w.record("ball_wheel", "ball_result", {"spin_id": n, "pocket": 17, "rotor_direction": "cw", "misspin": False})
+        w.commit(round_end=True)
+    w.close()
+    sets = by_name(read(path))
+    coin = sets["coin flips"].data
+    assert [coin.alphabet.symbols[i] for i in coin.results] == ["red", "blue", "blue"]
+    assert [coin.alphabet.symbols[i] for i in coin.release] == ["red", "red", "blue"]  # the face up at launch
+    ctw = sets["crazy-time-world wheel"].data
+    assert ctw.results.tolist() == [10, 20, 30] and ctw.alphabet.k == 64 and ctw.alphabet.circular
+    ball = sets["roulette ball wheel"]
+    assert ball.off_alphabet == {"lit numbers repeated in one illumination": 1}  # § 617b.5(d): distinct
+    assert analyze(list(sets.values())).verdict == "fail"
+
 BAD = {
     "missing file": (lambda t: ["analyze", str(t / "nope.csv")], "no such file"),
     "not a trace": (lambda t: ["analyze", str(_text(t / "x.sqlite", "hello"))], "not a Croupier trace"),
