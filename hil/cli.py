@@ -730,7 +730,7 @@ def mc(
     except (ValueError, ClusterError) as exc:  # ConfigError, McError and the games' own are ValueErrors
         raise bad(str(exc)) from None
     timing = (f"{result.rounds:,} {result.unit} in {result.wall_s:.2f} s: {result.rounds_per_s:,.0f} {result.unit}/s "
-              f"({'cluster ' + cluster if cluster else f'{workers} worker' + ('s' if workers > 1 else '')}"
+              f"({'cluster ' + cluster if cluster not in (None, 'local') else f'{workers} worker' + ('s' if workers > 1 else '')}"
               + (f"; {result.cluster_start_s:.2f} s to start or reach the cluster)" if result.cluster_start_s >= 0.01 else ")"))
     if json:
         sys.stdout.write(orjson.dumps(result.figures_json(), option=orjson.OPT_INDENT_2).decode() + "\n")

@@ -192,7 +192,7 @@ def run_mc(game: str, rounds: int, seed: int, options: Mapping[str, Any], worker
     exact = spec.exact(options)
     names = list(exact) + [w for w in merged if w not in exact]
     figures = tuple(WagerFigures(w, merged[w], confidence, exact.get(w)) for w in names if w in merged)
-    if client is None and cluster is not None:
+    if client is None and cluster not in (None, "local"):
         workers = 0  # the cluster's own
     return McResult(game, spec.unit, rounds, seed, chunk, len(sizes), dict(options), figures, wall, workers, cluster,
                     startup)
