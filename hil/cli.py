@@ -9,6 +9,7 @@
     croupier check TRACE [--budget-s S]
     croupier mc GAME [--rounds N] [--seed S] [--workers W | --cluster tcp://HOST:PORT] [--json]
     croupier traceability [--out FILE]
+    croupier plan --game G --bias B [--alpha A] [--power P] [--simulations N] [--seed S] [--json]
     croupier stub DEVICE (--modbus URL | --serial URL | --pty) [--param NAME=VALUE ...]
     croupier outcomes (TRACE | OUT_DIR | --from slingshot LOG) [--csv | --json]
     croupier conformance DEVICE (--modbus URL | --serial URL) [--unit N] [--register-map FILE]
@@ -750,6 +751,7 @@ def mc(
     console.print(table)
     console.print(timing)
 
+
 @app.command()
 def plan(
     game: Annotated[str, typer.Option(help="roulette, roulette-double, money-wheel or top-slot (reel 1)")],
@@ -790,6 +792,9 @@ def plan(
         table.add_column(col)
     table.add_row("noncentral chi-square", f"{a['n']:,}", f"{a['test']} ({a['dof']} dof)",
                   f"{a['level']:.3g} (alpha/{a['battery_size']}, {correction})", f"{a['power']:.3f}")
+    if (b := doc["analytic_per_symbol"]) is not None:
+        table.add_row("exact binomial", f"{b['n']:,}", b["test"], f"{b['level']:.3g} (alpha/{b['battery_size']}, {correction})",
+                      f"{b['power']:.3f}")
     if s is not None:
         shown = "-" if s["n"] is None else f"{s['n']:,}"
         lo, hi = s["power_ci"]
