@@ -840,6 +840,9 @@ class Judged:
 
     @property
     def verdict(self) -> str:
+        """The battery's, or "fail" where the device reported results off its alphabet."""
+        if self.dealer is None and self.dataset.off_alphabet:
+            return "fail"
         return self.result.verdict
 
 
@@ -1008,7 +1011,7 @@ def print_analysis(a: Analysis, verbosity: int = 0, console: Any = None) -> None
             parts += [f"{k}: {v}" for k, v in d.excluded.items()]
             parts += [f"NOT ON THE ALPHABET: {k} ×{v}" for k, v in d.off_alphabet.items()]
             parts += d.notes
-        t.caption = "; ".join(parts) + f" — battery [{style.get(j.verdict, '')}]{j.verdict.upper()}[/]"
+        t.caption = "; ".join(parts) + f" — verdict [{style.get(j.verdict, '')}]{j.verdict.upper()}[/]"
         t.caption_justify = "left"
         con.print(t)
     thin = a.thin
