@@ -188,7 +188,7 @@ def run_mc(game: str, rounds: int, seed: int, options: Mapping[str, Any], worker
         merged = merge_dicts(merged, part)
     wall = time.perf_counter() - start
     if client is not None:
-        workers = len(client.scheduler_info().get("workers", {}))
+        workers = len(client.nthreads())
     exact = spec.exact(options)
     names = list(exact) + [w for w in merged if w not in exact]
     figures = tuple(WagerFigures(w, merged[w], confidence, exact.get(w)) for w in names if w in merged)
@@ -209,8 +209,8 @@ TASKS_PER_WORKER = 4
 
 
 def _on_dask(client: Any, game: str, sizes: list[int], seeds: list, options: Mapping[str, Any]) -> list:
-    workers = max(1, len(client.scheduler_info().get("workers", {})))
-    tasks = min(len(sizes), TASKS_PER_WORKER * workers)
+    slots = max(1, sum(client.nthreads().values()))  # every worker's threads (scheduler_info may list a few)
+    tasks = min(len(sizes), TASKS_PER_WORKER * slots)
     bounds = [round(i * len(sizes) / tasks) for i in range(tasks + 1)]
     groups = [(sizes[a:b], seeds[a:b]) for a, b in zip(bounds, bounds[1:])]
     futures = client.map(play_chunks, [game] * tasks, [g[0] for g in groups], [g[1] for g in groups],

@@ -116,8 +116,8 @@ class _ShuffledClient:
     def gather(self, futures):
         return list(futures)
 
-    def scheduler_info(self):
-        return {"workers": {"tcp://a": {}, "tcp://b": {}}}
+    def nthreads(self):
+        return {"tcp://a": 1, "tcp://b": 1}
 
 
 def test_figures_are_bit_identical_however_the_chunks_are_played_and_grouped(coin_registry):
