@@ -351,7 +351,12 @@ def suite_client(bench: LoadedBench, workers: int, cluster: str | None) -> Itera
     """The Dask client of a ``croupier run`` (``hil.cluster.dask_client``): with a local cluster
     and a bench that is not fully simulated, one worker is given the bench's resource (its
     scenarios run there, one at a time)."""
-    with dask_client(workers, cluster or "local") as client:
+    import dask
+
+    # a scenario whose worker died is not run again elsewhere (its trace is append-only): a local
+    # scheduler reports it at once (KilledWorker), the scenario's crash; a real one: docs/cluster.md
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), \
+            dask_client(workers, cluster or "local") as client:
         if (cluster is None or cluster == "local") and (key := bench_resource(bench)) is not None:
             grant_resources(client, {key: 1}, n=1)
         yield client

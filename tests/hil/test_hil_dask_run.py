@@ -28,8 +28,8 @@ from typer.testing import CliRunner
 from firmware_stubs.launch import launch
 from hil.applicability import BenchRefused
 from hil.cli import app, load_run_inputs
-from hil.cluster import ClusterError, dask_client, grant_resources, worker_pids
-from hil.dask_run import run_suite_dask
+from hil.cluster import ClusterError, grant_resources, worker_pids
+from hil.dask_run import run_suite_dask, suite_client
 from hil.progress import SuiteProgress
 from hil.report import WALL_CLOCK_FIELDS
 from hil.runner import run_suite
@@ -73,9 +73,11 @@ def cluster():
     quiet = logging.getLogger("distributed")  # the in-process scheduler's INFO lines: not this test's
     level = quiet.level
     quiet.setLevel(logging.WARNING)
-    with dask_client(2, "local") as client:
+    _, simulated, _, _ = load_run_inputs(SMALL[:1], None, None, None, None)
+    with suite_client(simulated, 2, "local") as client:  # croupier run --cluster local --workers 2
         pids = worker_pids(client)
         assert len(pids) == 2
+        assert client.run_on_scheduler(lambda dask_scheduler: dask_scheduler.allowed_failures) == 0  # never re-run
         _cluster_pids.update(_live_children() - children)
         yield client
     for pid in pids:  # closed with the cluster: no stray worker
@@ -212,3 +214,22 @@ def test_a_bench_no_worker_holds_is_exit_2_at_once(cluster, tmp_path):
     scenarios, loaded, rules, rx = load_run_inputs([_small(tmp_path, "b")], bench, None, None, None)
     with pytest.raises(ClusterError, match="holds bench"):
         run_suite_dask(cluster, scenarios, loaded, rules, tmp_path / "direct", roulette_x=rx)
+
+
+def test_a_local_cluster_gives_one_worker_the_bench(cluster, tmp_path, monkeypatch):
+    """``--cluster local`` with a bench not fully simulated: one worker holds its resource, named by
+    the bench's name, or by its sha256 prefix when the name is no plain token."""
+    import contextlib
+
+    import hil.dask_run as dask_run
+
+    monkeypatch.setattr(dask_run, "dask_client", lambda workers, where: contextlib.nullcontext(cluster))
+    path = _bench(tmp_path, "local-rig", "tcp://127.0.0.1:9")
+    path.write_text(path.read_text().replace('name = "local-rig"', 'name = "local rig, bench 2"'))
+    _, bench, _, _ = load_run_inputs([_small(tmp_path, "a")], path, None, None, None)
+    key = dask_run.bench_resource(bench)
+    assert key == f"bench:{dask_run.bench_sha256(bench)[:12]}"
+    with dask_run.suite_client(bench, 2, "local") as client:
+        holders = [a for a, res in dask_run.worker_resources(client).items() if res.get(key) == 1]
+        assert len(holders) == 1
+        assert dask_run.placement(client, bench) == (key, holders)
