@@ -741,6 +741,29 @@ def _table(path: Path, name: str, rows: list[dict[str, str]], lines: list[int], 
     return ds
 
 
+def _tables(path: Path, name: str, rows: list[dict[str, str]], lines: list[int], wheel: str | None,
+            unit: str = "line") -> list[Dataset]:
+    """``_table`` per ``source`` where the rows name several (``croupier outcomes`` of a run folder:
+    one trace each): different runs are never pooled, as with the traces themselves. A source without
+    a settled row is said in a note of the first data set."""
+    sources = list(dict.fromkeys((r.get("source") or "").strip() for r in rows))
+    if len(sources) <= 1:
+        return [_table(path, name, rows, lines, wheel, unit)]
+    out, empty = [], []
+    for src in sources:
+        mine = [(r, ln) for r, ln in zip(rows, lines) if (r.get("source") or "").strip() == src]
+        if not any((r.get("status") or "settled").strip().lower() == "settled" for r, _ln in mine):
+            empty.append(f"source {src or '(none)'}: no settled result ({len(mine)} row(s) left out)")
+            continue
+        d = _table(path, f"{name} of {src or '(no source)'}", [r for r, _ln in mine], [ln for _r, ln in mine], wheel,
+                   unit)
+        out.append(d)
+    if not out:
+        raise AnalyzeError(f"{path}: empty data: no settled result in any of its {len(sources)} sources")
+    out[0].notes += empty
+    return out
+
+
 def read_csv(path: Path, wheel: str | None = None) -> list[Dataset]:
     """A ``croupier outcomes`` CSV, or a plain CSV with a ``result`` column."""
     try:
@@ -771,7 +794,7 @@ def read_csv(path: Path, wheel: str | None = None) -> list[Dataset]:
     from hil.outcomes import COLUMNS
 
     name = "roulette outcomes" if set(COLUMNS) <= set(header) else "results"
-    return [_table(Path(path), name, rows, lines, wheel)]
+    return _tables(Path(path), name, rows, lines, wheel)
 
 
 def read_outcomes_json(path: Path, wheel: str | None = None) -> list[Dataset]:
@@ -794,9 +817,10 @@ def read_outcomes_json(path: Path, wheel: str | None = None) -> list[Dataset]:
         if "result" not in r or "status" not in r:
             raise AnalyzeError(f"{path}: outcome {len(table) + 1}: no result or status (not `croupier outcomes`)")
         table.append({k: "" if r.get(k) is None else str(r.get(k)) for k in ("result", "status", "void_reason",
-                                                                                "direction", "spin", "dealer")}
+                                                                                "direction", "spin", "dealer",
+                                                                                "source")}
                      | {"time_s": "" if r.get("time_s") is None else str(r.get("time_s"))})
-    return [_table(Path(path), "roulette outcomes", table, list(range(1, len(table) + 1)), wheel, "outcome")]
+    return _tables(Path(path), "roulette outcomes", table, list(range(1, len(table) + 1)), wheel, "outcome")
 
 
 def read_slingshot(path: Path, wheel: str | None = None) -> list[Dataset]:

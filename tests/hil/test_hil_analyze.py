@@ -136,6 +136,20 @@ def test_outcomes_csv_and_json_read_as_the_trace(run, tmp_path):
         assert got.spin.tolist() == want.spin.tolist()
 
 
+def test_outcomes_of_a_run_folder_are_one_data_set_per_trace(run, tmp_path):
+    from hil.outcomes import from_trace
+
+    a, b = (from_trace(run / "traces" / "roulette-normal-play.sqlite") for _ in range(2))
+    for r in b.rows:  # the same games, as if from a second trace
+        r.source = "second.sqlite"
+    a.rows += b.rows
+    f = tmp_path / "two.csv"
+    f.write_text(a.to_csv(), encoding="utf-8")
+    sets = read(f, wheel="double")
+    assert len(sets) == 2 and sets[0].data.results.tolist() == sets[1].data.results.tolist()
+    assert sets[1].name == "roulette outcomes of second.sqlite" and sets[0].data.n == 5
+
+
 def test_a_slingshot_log_is_read_by_the_rigs_own_tracker():
     (d,) = read(SLINGSHOT_LOG, "slingshot")
     assert [EUROPEAN[i] for i in d.data.results] == [27, 15, 6, 0, 32, 9]  # the six games the fixture states
