@@ -44,7 +44,7 @@ th,td{border:1px solid #e2e8f0;padding:3px 7px;text-align:left;vertical-align:to
 td.n{text-align:right;font-variant-numeric:tabular-nums}
 #verdicts td:first-child,#coverage td:first-child{white-space:nowrap}
 .met,.pass,.fault-proven{color:#22543d;background:#c6f6d5}.notmet,.fail,.not-covered{color:#742a2a;background:#fed7d7}
-.notdecisive,.indeterminate,.checked{color:#744210;background:#fefcbf}.notapplicable,.out-of-scope{color:#4a5568;background:#e2e8f0}
+.notdecisive,.indeterminate,.checked,.undecided,.too-few{color:#744210;background:#fefcbf}.notapplicable,.out-of-scope{color:#4a5568;background:#e2e8f0}
 .badge{display:inline-block;padding:0 6px;border-radius:3px;font-size:12px;font-weight:600}
 .cards{display:flex;gap:10px;flex-wrap:wrap;margin:10px 0}.card{background:#fff;border:1px solid #e2e8f0;border-radius:4px;padding:8px 14px}
 .card b{display:block;font-size:22px}
@@ -438,7 +438,8 @@ def _analysis_section(w, doc: dict[str, Any], figures: list[Figure]) -> None:
     tests = doc.get("tests") or []
     w("<table id=\"analysis-batteries\"><tr><th>data set</th><th>scenario</th><th>dealer</th><th>alphabet</th>"
       "<th>plays</th><th>left out</th><th>tests</th><th>failed</th><th>smallest adj. p</th><th>verdict</th></tr>")
-    for d in doc["datasets"]:
+    order = {"fail": 0, "undecided": 1}  # the failed data sets first, then the undecided, in their order
+    for d in sorted(doc["datasets"], key=lambda d: order.get(str(d.get("verdict")), 2)):
         mine = [t for t in tests if t.get("dataset") == d.get("id")]
         ps = [t["p_adjusted"] for t in mine if isinstance(t.get("p_adjusted"), (int, float))]
         left = ", ".join(f"{k} {v}" for k, v in (d.get("excluded") or {}).items()) or "—"
