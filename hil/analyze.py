@@ -12,14 +12,17 @@ Sources (``read``):
   ``board_generated`` cells per game (Double cells left out), the roulette ball wheel's
   ``ball_result`` (pocket, rotor direction; a misspin or a ``game_void`` is void) with the RNG
   illuminator's ``illumination`` of the same round (lit numbers, their count and multipliers:
-  columns). A Crazy Time lab's forced outcome (``croupier.force_result``) changes the game played,
+  columns), the coin flipper's ``coin_flip_stop`` (the face up; the face up at launch is its release
+  point) and the Crazy Time World wheel's ``ctw_stop`` (the first clapper's section). Devices are
+  found by what they declared in round 0 (``device_info``), not by name. A Crazy Time lab's forced outcome (``croupier.force_result``) changes the game played,
   not where the wheel stopped, so the wheel's sections stay evidence. One data set per device kind
   and trace: traces are different runs (seeds, device parameters, fault scenarios) and are never
   pooled.
 * **``croupier outcomes`` CSV or JSON** (``hil.outcomes``), and **a plain CSV** with a ``result``
   column and optional ``direction`` (cw / ccw / clockwise / anticlockwise / +1 / -1 / 0 / empty),
   ``time`` (seconds, or ISO 8601), ``dealer``, ``spin`` (and ``status``: only ``settled`` rows
-  count) columns; ``wheel`` says which alphabet where the file cannot (``WHEELS``).
+  count) columns; ``wheel`` says which alphabet where the file cannot (``WHEELS``). Rows naming
+  several ``source`` values (``croupier outcomes`` of a run folder) are one data set per source.
 * **a raw wheel log** (``source="slingshot"``): ``hil.outcomes.from_slingshot_log``.
 
 Void plays are excluded and counted; a device's report of a result it cannot produce (a pocket not
