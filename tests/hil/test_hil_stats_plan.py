@@ -136,7 +136,7 @@ def test_the_per_symbol_n_is_the_battery_s_binomial_test_at_its_level():
 
 
 def test_the_simulated_n_is_where_the_battery_itself_reaches_the_power():
-    plan = simulated("roulette", "pocket 17 +100 %", 0.01, 0.9, simulations=20, seed=7)
+    plan = simulated("roulette", "pocket 17 +100 %", 0.01, 0.9, simulations=20, seed=7, rel_tol=0.05)
     assert plan.n is not None and plan.detected >= 18 and plan.power >= 0.9
     lo, hi = plan.power_ci
     assert lo < plan.power <= hi
