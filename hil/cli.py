@@ -12,6 +12,8 @@
     croupier plan --game G --bias B [--alpha A] [--power P] [--simulations N] [--seed S] [--json]
     croupier stub DEVICE (--modbus URL | --serial URL | --pty) [--param NAME=VALUE ...]
     croupier outcomes (TRACE | OUT_DIR | --from slingshot LOG) [--csv | --json]
+    croupier analyze PATH [--from trace|csv|json|slingshot] [--wheel W] [--alpha A] [--correction holm|bonferroni]
+                     [--json]
     croupier conformance DEVICE (--modbus URL | --serial URL) [--unit N] [--register-map FILE]
                          [--without-feature NAME] [--max-drift-ppm PPM] [--json]
     croupier pack OUT [--output FILE]
