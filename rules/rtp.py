@@ -16,14 +16,17 @@ change the expectation. The bonus-game model (the Rules Submission's PAR, ``rule
   Pachinko and Crazy Time World, with ``double_probability`` one cell, uniform over the cells,
   shows "Double" instead;
 * Coin Flip: a fair coin (1/2 each side), also for the Rescue Flip, which is activated with
-  ``rescue_probability`` when § 690.5(f)(1)–(3) hold on the displayed multipliers;
+  ``rescue_probability`` when § 690.5(f)(1)–(3) hold as the Rules Submission's ``rescue_reading``
+  judges them (``rules.bonus.rescue_value``: on the displayed multipliers, or on them before the
+  Top Slot multiplier) — the same rule the croupier (hil/bonus.py) plays and the checks replay;
 * Cash Hunt: the shuffle is uniform, so any pick (the player's or the random one) is a uniform
   cell: E = m·E[W];
 * Pachinko: each drop is released from a drop zone uniform over ``DROP_ZONES`` (4..13) and lands
   by the lattice's exact zone matrix; every redrop is from a new uniform zone, independent of the
   last; a Double doubles the others, becomes 50× and the puck drops again (a later 2×/3×/4× may
   still activate a Rescue if none has been); a Rescue Drop is activated with
-  ``rescue_probability`` on a displayed 2×/3×/4×, at most once per game, raises the lower
+  ``rescue_probability`` on a 2×/3×/4× (judged by ``rescue_reading`` as for the Coin Flip: the
+  displayed value, or the value before the Top Slot multiplier), at most once per game, raises the lower
   multipliers to the trigger and the puck drops again (onto the Double too: Double rules, then no
   more Rescue). Landing on the same cell again is allowed (after a Double the former Double pays
   50×; after a Rescue the trigger cell pays the trigger);
@@ -45,7 +48,8 @@ from itertools import product
 from typing import Any, TypeVar
 
 from rules.bonus import (
-    COIN_SIDES, CTW_SECTIONS, DOUBLE_REPLACEMENT, PACHINKO_RESCUE_TRIGGERS, PACHINKO_SPOTS, rescue_flip_eligible,
+    COIN_SIDES, CTW_SECTIONS, DEFAULT_RESCUE_READING, DOUBLE_REPLACEMENT, PACHINKO_SPOTS, pachinko_rescue_eligible,
+    rescue_flip_eligible,
 )
 from rules.crazy_time import (
     BONUS_SPOTS, SPOTS, TOP_SLOT_REEL1, TOP_SLOT_REEL2, WHEEL_SECTIONS, Spot, TopSlotOutcome, Wager, settle,
@@ -78,10 +82,12 @@ class WagerRtp:
 # Each takes ``dist``: base multiplier -> probability of one cell (summing to 1), and the Top Slot
 # multiplier ``m``; works in Fraction (exact) or float (calibration search) alike.
 
-def coin_flip_expected_odds(dist: Mapping[int, P], m: int, rescue: P) -> P:
+def coin_flip_expected_odds(dist: Mapping[int, P], m: int, rescue: P, reading: str = DEFAULT_RESCUE_READING) -> P:
     """§ 690.5: E[final odds] of a Coin Flip whose two sides are drawn independently from
     ``dist`` and multiplied by ``m`` before the flip (§ 690.5(e)); a fair coin; a Rescue Flip
-    activated with probability ``rescue`` when ``rescue_flip_eligible`` (its result final)."""
+    activated with probability ``rescue`` when ``rescue_flip_eligible`` holds as the Rules
+    Submission's ``reading`` judges it (on the displayed sides, or on them before the Top Slot's
+    ×``m``: ``rules.bonus.rescue_value``, the croupier's and the checks' rule); its result final."""
     total = 0 * rescue
     half = 0.5 if isinstance(rescue, float) else Fraction(1, 2)
     for (a, pa), (b, pb) in product(dist.items(), repeat=2):
@@ -89,7 +95,8 @@ def coin_flip_expected_odds(dist: Mapping[int, P], m: int, rescue: P) -> P:
         mean = (values[0] + values[1]) * half
         e = 0 * rescue
         for face, v in zip(COIN_SIDES, values, strict=True):
-            e += ((1 - rescue) * v + rescue * mean) if rescue_flip_eligible(values, face) else v
+            eligible = rescue_flip_eligible(values, face, reading, m)
+            e += ((1 - rescue) * v + rescue * mean) if eligible else v
         total += pa * pb * e * half
     return total
 
@@ -113,7 +120,8 @@ def crazy_time_world_expected_odds(dist: Mapping[int, P], m: int, double: P) -> 
         miss * 2 * ev + hit * (miss * 4 * ev + hit * DOUBLE_REPLACEMENT))
 
 
-def pachinko_expected_odds(dist: Mapping[int, P], m: int, double: P, rescue: P, landing: Sequence[P]) -> P:
+def pachinko_expected_odds(dist: Mapping[int, P], m: int, double: P, rescue: P, landing: Sequence[P],
+                           reading: str = DEFAULT_RESCUE_READING) -> P:
     """§ 690.7: E[final odds] of a Pachinko game.
 
     ``landing[k]``: P(a drop lands in spot k+1), the same for every drop (zone uniform over
@@ -121,8 +129,14 @@ def pachinko_expected_odds(dist: Mapping[int, P], m: int, double: P, rescue: P, 
     the ``len(landing)`` spots, shows Double; every other spot independently ``m·W``, W ~ ``dist``. Exact by
     conditioning on the (at most three) cells a game's drops visit — their values are independent
     of each other and of where the puck lands; landing on a visited cell again is accounted for.
+
+    A Rescue Drop's trigger is judged as the Rules Submission's ``reading`` says
+    (``rules.bonus.pachinko_rescue_eligible``: the displayed ``m·W`` or, after a Double, ``2·m·W``;
+    or, "before-top-slot", ``W`` or ``2·W``). Either way every multiplied cell of a board carries
+    the same ×``m``, so the Rescue raises the cells whose displayed value is below the trigger's
+    to the trigger's displayed value (``rules.bonus.pachinko_rescue``), and the literal 50× of a
+    Double is never below a 2×–4× trigger: it stays 50×.
     """
-    T = PACHINKO_RESCUE_TRIGGERS
     R = DOUBLE_REPLACEMENT
     pv = {m * w: p for w, p in dist.items()}  # displayed value -> probability
     ev = sum(p * v for v, p in pv.items())
@@ -130,8 +144,11 @@ def pachinko_expected_odds(dist: Mapping[int, P], m: int, double: P, rescue: P, 
     def e_max(t: int, k: int = 1) -> P:  # E[max(k·V, t)]
         return sum(p * max(k * v, t) for v, p in pv.items())
 
-    trig = [(v, p, e_max(v)) for v, p in pv.items() if v in T]           # first-board triggers
-    trig2 = [(2 * v, p, e_max(2 * v, 2)) for v, p in pv.items() if 2 * v in T]  # after a Double
+    def triggers(v: int) -> bool:  # a displayed (non-literal) value on which a Rescue Drop may be activated
+        return pachinko_rescue_eligible(v, reading, m)
+
+    trig = [(v, p, e_max(v)) for v, p in pv.items() if triggers(v)]               # first-board triggers
+    trig2 = [(2 * v, p, e_max(2 * v, 2)) for v, p in pv.items() if triggers(2 * v)]  # after a Double
     n = len(landing)
     s2 = sum(q * q for q in landing)
     # No Double on the board: land v; a Rescue on v in T redrops: same cell v, another max(V', v).
@@ -143,7 +160,8 @@ def pachinko_expected_odds(dist: Mapping[int, P], m: int, double: P, rescue: P, 
         for k, qk in enumerate(landing):
             if k == d:
                 continue
-            gain = sum(p * (qk * u + qd * max(R, u) + (1 - qk - qd) * mx - u) for u, p, mx in trig2)
+            # the Rescue drop: on k again (u), on the former Double (its literal 50x, never raised), elsewhere
+            gain = sum(p * (qk * u + qd * R + (1 - qk - qd) * mx - u) for u, p, mx in trig2)
             x += qk * (2 * ev + rescue * gain)
         # First drop lands on another spot k with value v; Rescue on v in T; the Rescue drop may
         # land on k again (v), on the Double (double, 50, drop: 50 / 2v / 2·max(V'', v)) or elsewhere.
@@ -167,7 +185,8 @@ def bonus_expected_odds(spot: Spot, sub: RulesSubmission, multiplier: int) -> Fr
         raise ValueError(f"a Top Slot multiplier is a positive int, not {multiplier!r}")
     if spot is Spot.COIN_FLIP:
         par = sub.coin_flip
-        return coin_flip_expected_odds(_dist(par.multiplier_weights), multiplier, par.rescue_probability)
+        return coin_flip_expected_odds(_dist(par.multiplier_weights), multiplier, par.rescue_probability,
+                                       sub.rescue_reading)
     if spot is Spot.CASH_HUNT:
         return cash_hunt_expected_odds(_dist(sub.cash_hunt.multiplier_weights), multiplier)
     if spot is Spot.PACHINKO:
@@ -175,7 +194,7 @@ def bonus_expected_odds(spot: Spot, sub: RulesSubmission, multiplier: int) -> Fr
         landing = par.lattice.landing_probabilities()
         assert len(landing) == PACHINKO_SPOTS
         return pachinko_expected_odds(_dist(par.multiplier_weights), multiplier, par.double_probability,
-                                      par.rescue_probability, landing)
+                                      par.rescue_probability, landing, sub.rescue_reading)
     if spot is Spot.CRAZY_TIME:
         par = sub.crazy_time_world
         return crazy_time_world_expected_odds(_dist(par.multiplier_weights), multiplier, par.double_probability)

@@ -303,15 +303,12 @@ def test_number_wagers_sd_is_the_exact_sd():
         assert abs(t.variance / float(var) - 1) <= 4 * rel_se, (spot, t.sd, float(var) ** 0.5)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="rules/rtp.py judges the Rescue conditions on the displayed values only "
-                          "(docs/rules-crazy-time.md); the kernel follows the submission's reading")
 @pytest.mark.parametrize("spot, m", [("coin-flip", 2), ("pachinko", 3)])
 def test_rtp_under_the_before_top_slot_reading(spot, m):
-    """A tripwire: under rules/data/crazy_time_rescue_before_top_slot.toml the kernel's Coin Flip
-    (Top Slot x2) and Pachinko (x3) odds miss rules.rtp.bonus_expected_odds by 24 and 42
-    standard errors (2**20 games, fixed seed), because rtp judges the Rescue on the displayed values. When rtp follows
-    ``rescue_reading`` this passes and the strict xfail says to drop the marker."""
+    """Under rules/data/crazy_time_rescue_before_top_slot.toml the kernel's Coin Flip (Top Slot x2)
+    and Pachinko (x3) odds agree with rules.rtp.bonus_expected_odds (2**20 games, fixed seed): both
+    follow the submission's ``rescue_reading``. (Once a strict-xfail tripwire: rtp judged the
+    Rescue on the displayed values only and missed by 24 and 42 standard errors.)"""
     from rules.rtp import bonus_expected_odds
 
     sub = GAMES["crazy-time"].options(rules=DATA / "data" / "crazy_time_rescue_before_top_slot.toml")["rules"]
