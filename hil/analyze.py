@@ -339,7 +339,8 @@ def _collectors(path: Path, setup: list[Any]) -> list[Any]:
     return out
 
 
-_REFERENCE_NOTE = "no {game} Rules Submission in the trace: the null of {what} is the packaged reference PAR"
+_REFERENCE_NOTE = ("no readable {game} Rules Submission in the trace: the null of {what} is the packaged reference "
+                   "PAR")
 
 
 class _MoneyWheel:
