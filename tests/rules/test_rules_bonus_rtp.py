@@ -126,6 +126,59 @@ def test_pachinko_exact_equals_brute_force_on_small_boards(landing, m, double, r
         dist, m, double, rescue, landing)
 
 
+def pachinko_game_value_read(board, landing, rescue, reading, m, literal=frozenset(), rescued=False):
+    """``pachinko_game_value`` under a Rescue ``reading`` and Top Slot ×``m``, as the croupier
+    (hil/bonus.py) plays it: the trigger judged by ``rules.bonus.pachinko_rescue_eligible``, the board
+    raised by ``pachinko_rescue``, the Double's literal 50x tracked."""
+    total = F(0)
+    for k, q in enumerate(landing):
+        v = board[k]
+        if v == rb.DOUBLE:
+            total += q * pachinko_game_value_read(rb.pachinko_double(board, k + 1), landing, rescue, reading, m,
+                                                  literal | {k}, rescued)
+        elif not rescued and rb.pachinko_rescue_eligible(v, reading, m, k in literal):
+            raised = rb.pachinko_rescue(board, v, reading, m, literal)
+            total += q * ((1 - rescue) * v
+                          + rescue * pachinko_game_value_read(raised, landing, rescue, reading, m, literal, True))
+        else:
+            total += q * v
+    return total
+
+
+THREE, FOUR = (F(1, 3), F(1, 3), F(1, 3)), (F(1, 10), F(6, 10), F(2, 10), F(1, 10))
+
+
+@pytest.mark.parametrize("landing, m, double, rescue", [
+    (THREE, 2, F(3, 4), F(1, 2)), (THREE, 3, F(1), F(1)), (THREE, 15, F(1, 2), F(1, 3)), (THREE, 20, F(1), F(1)),
+    (FOUR, 20, F(1), F(2, 3)),
+])
+@pytest.mark.parametrize("reading", ["displayed", "before-top-slot"])
+def test_pachinko_exact_equals_brute_force_under_either_reading(landing, m, double, rescue, reading):
+    """Both Rescue readings; under x15 and x20 a doubled 2x shows 60x / 80x yet triggers before the
+    Top Slot (a 4x), and the literal 50x of the Double, never below a 4x, stays 50x."""
+    dist = {2: F(2, 5), 3: F(1, 5), 4: F(1, 10), 30: F(3, 10)}
+    n = len(landing)
+    brute = F(0)
+    for cells in product(dist.items(), repeat=n):
+        p = math.prod(pc for _, pc in cells)
+        board = tuple(m * w for w, _ in cells)
+        brute += (1 - double) * p * pachinko_game_value_read(board, landing, rescue, reading, m)
+        for d in range(n):
+            shown = tuple(rb.DOUBLE if i == d else v for i, v in enumerate(board))
+            brute += double * F(1, n) * p * pachinko_game_value_read(shown, landing, rescue, reading, m)
+    assert pachinko_expected_odds(dist, m, double, rescue, landing, reading) == brute
+
+
+def test_coin_flip_exact_under_the_before_top_slot_reading():
+    """x2 Top Slot, sides 2x and 20x: shown 4x / 40x. Displayed: no Rescue Flip; before the Top Slot
+    the small side (2x) and the big (20x) qualify (§ 690.5(f)(1)–(3)) and a Rescue Flip follows."""
+    d = {2: F(1, 2), 20: F(1, 2)}
+    assert coin_flip_expected_odds(d, 2, F(1), "displayed") == 22
+    # (2,2), (20,20): no distinct small side; (2,20) and (20,2): the 2x up half the time -> the mean 22
+    assert coin_flip_expected_odds(d, 2, F(1), "before-top-slot") == (
+        F(1, 4) * 4 + F(1, 4) * 40 + F(1, 2) * (F(1, 2) * 22 + F(1, 2) * 40))
+
+
 # --------------------------------------------------------------------------- Monte Carlo
 
 def mean_and_se(xs):
