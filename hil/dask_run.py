@@ -301,6 +301,7 @@ def run_suite_dask(
     results: dict[int, dict[str, Any]] = {}
     where: dict[str, str] = {}
     refused: BenchRefused | None = None
+    ran: set[int] = set()
     pending = set(futures.values())
     try:
         while pending:
@@ -317,7 +318,9 @@ def run_suite_dask(
                 i = index[f.key]
                 try:
                     results[i], where[scenarios[i].scenario.name] = f.result()
+                    ran.add(i)
                 except BenchRefused as exc:
+                    ran.add(i)
                     if refused is None:
                         refused = exc
                         running = {k for keys in client.processing().values() for k in keys}
@@ -332,7 +335,7 @@ def run_suite_dask(
                                        f"the Dask task of this scenario failed: {error}")
                 if progress is not None and i in results:
                     progress.scenario_finished(i, results[i])
-        events.drain({i for i in results})
+        events.drain(ran)  # the tasks that ended on a worker sent their last event
     finally:
         with contextlib.suppress(Exception):
             client.unsubscribe_topic(topic)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import socket
 import threading
 import time
@@ -214,6 +215,26 @@ def test_a_bench_no_worker_holds_is_exit_2_at_once(cluster, tmp_path):
     scenarios, loaded, rules, rx = load_run_inputs([_small(tmp_path, "b")], bench, None, None, None)
     with pytest.raises(ClusterError, match="holds bench"):
         run_suite_dask(cluster, scenarios, loaded, rules, tmp_path / "direct", roulette_x=rx)
+
+
+class _DiesOnUse:
+    """Rules whose first use ends the worker process that runs the scenario: a worker lost."""
+
+    def __getattr__(self, name: str):
+        if name == "submission":
+            os._exit(1)
+        raise AttributeError(name)
+
+
+def test_a_scenario_whose_worker_dies_is_its_crash_and_the_others_are_kept(cluster, tmp_path):
+    scenarios, bench, _, rx = load_run_inputs([SMALL[1], SMALL[2]], None, None, None, 2)
+    results, where = run_suite_dask(cluster, scenarios, bench, _DiesOnUse(), tmp_path / "out", roulette_x=rx)
+    lost, kept = results  # the Crazy Time scenario reads its rules; the UTH one has none
+    assert lost["name"] == "normal-play" and lost["outcome"] == "not met" and lost["expectation_met"] is False
+    assert "the Dask task of this scenario failed" in lost["error"] and "KilledWorker" in lost["error"]
+    assert kept["outcome"] == "met" and list(where) == ["uth-normal-play"]  # never re-run on another worker
+    cluster.wait_for_workers(2, timeout=30)  # the nanny restarted it
+    _cluster_pids.update(worker_pids(cluster))
 
 
 def test_a_local_cluster_gives_one_worker_the_bench(cluster, tmp_path, monkeypatch):
