@@ -112,11 +112,9 @@ class _Heard(SuiteProgress):
         super().__post_init__()
         self.rounds: dict[int, list[int]] = {}
         self.outcomes: dict[int, str] = {}
-        self.threads: set[str] = set()
 
     def _on_rounds(self, i: int) -> None:
         self.rounds.setdefault(i, []).append(self.scenarios[i].done)
-        self.threads.add(threading.current_thread().name)
 
     def _on_finish(self, i: int) -> None:
         self.outcomes[i] = self.scenarios[i].outcome
@@ -254,3 +252,21 @@ def test_a_local_cluster_gives_one_worker_the_bench(cluster, tmp_path, monkeypat
         holders = [a for a, res in dask_run.worker_resources(client).items() if res.get(key) == 1]
         assert len(holders) == 1
         assert dask_run.placement(client, bench) == (key, holders)
+
+
+def test_a_worker_that_cannot_see_the_out_folder_stops_the_run(tmp_path):
+    """The marker the client writes must be seen by every worker that may run the scenarios; the
+    ones that do not are named (a stand-in client: a worker's own file system cannot be hidden
+    from it on one machine)."""
+    from hil.dask_run import check_shared_out
+
+    class _Blind:
+        def run(self, fn, paths, workers):
+            assert all(Path(p).exists() for p in paths)  # written before the workers look
+            return {w: (list(paths) if w.endswith(":2") else []) for w in workers}
+
+    with pytest.raises(ClusterError, match=r"not shared with Dask worker\(s\) tcp://b:2: the workers write"):
+        check_shared_out(_Blind(), tmp_path, ["tcp://a:1", "tcp://b:2"])
+    assert list(tmp_path.iterdir()) == []  # the marker removed
+    check_shared_out(type("Sighted", (), {"run": lambda self, fn, paths, workers: dict.fromkeys(workers, [])})(),
+                     tmp_path, ["tcp://a:1"])
