@@ -232,9 +232,12 @@ class WageringSim:
         self.press(*args).callbacks.append(lambda e: done.succeed(e.value))
 
     def _verdict(self, seat: int, stake_cents: int, t: float) -> str | None:
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 1 <= seat <= self.params.seats:
+        p = self.params
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 1 <= seat <= p.seats:
             return "invalid_seat"
-        if self.stake_deviation(stake_cents) is not None:
+        # an int stake within the limits (``stake_deviation``'s None) without the call: every press passes here
+        if not (stake_cents.__class__ is int and p.min_stake_cents <= stake_cents <= p.max_stake_cents) \
+                and self.stake_deviation(stake_cents) is not None:
             return "invalid_stake"  # outside the table's limits (0 is no stake): never reaches a meter
         if not self._betting_opened:
             return "betting_closed"

@@ -297,8 +297,13 @@ def _encode_pending(rnd: int, first_seq: int, pending: list[tuple], state: bytes
         prev_t = t
     walls = [int(p[2]) for p in pending]
     walls[1:] = [b - a for a, b in zip(walls, walls[1:])]
-    return b"\n".join((orjson.dumps([specs, which, columns], option=orjson.OPT_NON_STR_KEYS), state or b"",
-                       orjson.dumps([RECORD_VERSION, rnd, first_seq, rounds, times, walls, state is not None])))
+    events = [specs, which, columns]
+    try:  # values read back from JSON: JSON's own types, the very bytes the option gives, cheaper
+        line = _dumps(events)
+    except TypeError:
+        line = _dumps(events, option=orjson.OPT_NON_STR_KEYS)
+    return b"\n".join((line, state or b"",
+                       _dumps([RECORD_VERSION, rnd, first_seq, rounds, times, walls, state is not None])))
 
 
 def _payload(text: str) -> Any:
@@ -496,10 +501,13 @@ class TraceWriter:
         string (``_wide_ints``), never a crash and never rounded."""
         self._seq += 1
         p = payload or {}
-        try:
-            text = _dumps(p, option=_JSON_OPTIONS)
-        except TypeError:  # orjson.JSONEncodeError: "Integer exceeds 64-bit range"
-            text = _dumps(_wide_ints(p), option=_JSON_OPTIONS)
+        try:  # JSON's own types only: the very bytes the options give, at half the cost
+            text = _dumps(p)
+        except TypeError:  # a numpy value, a key that is no str, an int past 64 bits, ...
+            try:
+                text = _dumps(p, option=_JSON_OPTIONS)
+            except TypeError:  # orjson.JSONEncodeError: "Integer exceeds 64-bit range"
+                text = _dumps(_wide_ints(p), option=_JSON_OPTIONS)
         clock, rnd = self.clock, self.round
         self._pending.append((rnd, clock.now if clock else 0.0, _time_ns(), device, kind, text,
                               len(p) if isinstance(p, dict) else -1))

@@ -215,3 +215,35 @@ def test_the_writers_one_pass_encoder_gives_the_reference_bytes(run):
                 want = T._encode(5, 11, T._read_back(rows), state, zd)
                 assert T._encode_pending(5, 11, rows, state, zd) == want
     assert T._decode(T._encode_pending(3, 1, batches[-2], None), None)[2][1][5] == {"1": 3}  # the kept text, read
+
+
+def test_record_codes_every_payload_as_the_json_options_do(tmp_path):
+    """``record`` tries orjson's plain coding first (half the cost) and the options (non-str keys,
+    numpy) only where it refuses: the text recorded is the options' own, byte for byte, whatever the
+    payload (an int past 64 bits: its decimal string)."""
+    import enum
+
+    import numpy as np
+
+    class Key(str):
+        pass
+
+    class Colour(enum.Enum):
+        RED = 1
+
+    payloads = [None, {}, {"a": 1, "b": [1.5, None, True, "x\u2028"]}, {"t": np.float64(0.1)}, {"n": np.int64(3)},
+                {"v": np.array([1.0, 2.5])}, {"f": np.float32(0.1)}, {1: "one", "1": "uno"}, {"d": {2: 3}},
+                {Key("k"): 1}, {"c": Colour.RED}, {"tuple": (1, 2)}, {"nan": math.nan, "inf": -math.inf},
+                {"wide": 2**70, "ok": 2**64 - 1}, [1, 2], {"b": np.bool_(True)}, {None: 1, True: 2}]
+    w = TraceWriter(tmp_path / "t.sqlite", {})
+    try:
+        for p in payloads:
+            w.record("dev", "kind", p)
+            try:
+                want = orjson.dumps(p or {}, option=T._JSON_OPTIONS)
+            except TypeError:
+                want = orjson.dumps(T._wide_ints(p or {}), option=T._JSON_OPTIONS)
+            assert w._pending[-1][5] == want, p
+    finally:
+        w.close()
+    assert b'"wide":"1180591620717411303424"' in orjson.dumps(T._wide_ints(payloads[13]))
