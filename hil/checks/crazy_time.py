@@ -23,6 +23,10 @@ from rules.submission import RulesSubmission
 MIN_REVOLUTIONS = 3
 #: timestamps closer than this are simultaneous (float rounding of offsets added to clocks)
 TIME_RESOLUTION_S = 1e-9
+#: an offset this close to the lock-out budget is AT the budget (CT-lockout): a press offset's own
+#: ± TIME_RESOLUTION_S plus the rounding of two clock readings subtracted (offsets of ~10 ms taken
+#: from clocks at thousands of seconds carry ~1e-15 s of float noise)
+BUDGET_TOLERANCE_S = 2 * TIME_RESOLUTION_S
 
 
 def outcome_m(top: dict, spot: Spot) -> int:
@@ -769,7 +773,15 @@ class Lockout(Check):
     device's stamps alone, the delay measured is reported, and the check is then never a pass
     (docs/wire/actuator.md, "Timing and its uncertainty"). A lock-out counter's reading (an
     independent edge-to-edge figure) is judged with its own uncertainty: over the budget by more
-    than it is a violation, straddling the budget at best indeterminate, never a pass."""
+    than it is a violation, straddling the budget at best indeterminate, never a pass.
+
+    At the budget itself (the croupier's sentinel press): "within the budget" is a latency <= the
+    budget, so a press accepted at the budget (its offset within ``BUDGET_TOLERANCE_S``, the
+    trace's resolution plus the float rounding of two clock readings, of the budget or later) is a
+    violation and a press locked out at the budget proves the round within it. A round is
+    undecided (straddles) only when its bracket's lower end is below the budget and its upper end
+    above it by more than that tolerance — with the device's own stamps and the sentinel, never;
+    with an actuator, only a latency within the closing's spread of the budget."""
 
     id = "CT-lockout"
     section = "§ 690.2(a)"
@@ -802,10 +814,10 @@ class Lockout(Check):
             u = float(ev.payload.get("uncertainty_s", 0.0))  # the instrument's, as the bench configured it
             self.counter.append(interval)
             self.counter_u.append(u)
-            if interval - u > budget + TIME_RESOLUTION_S:
+            if interval - u > budget + BUDGET_TOLERANCE_S:
                 self.finding(rv.n, ev, f"the lock-out counter timed {interval * 1e3:.6f} ± {u * 1e3:.6f} ms from the "
                              f"button to the lock-out indicator (budget {budget * 1e3:.3f} ms)")
-            elif interval + u > budget + TIME_RESOLUTION_S:
+            elif interval + u > budget + BUDGET_TOLERANCE_S:
                 self.counter_straddle += 1  # possibly over the budget: not a pass
         cmd = rv.lockout_command
         if cmd is None:
@@ -821,10 +833,11 @@ class Lockout(Check):
         lo = max((o_lo for o_lo, _, _ in accepted), default=0.0)
         hi = min((o_hi for _, o_hi, _ in rejected if o_hi > lo), default=math.inf)
         for o_lo, o_hi, p in accepted:
-            if o_lo > budget + TIME_RESOLUTION_S:
-                within = f" (its closing bracketed to ±{(o_hi - o_lo) * 5e2:.3f} ms)" if o_hi > o_lo else ""
-                self.finding(rv.n, p, f"wager recognised {o_lo * 1e3:.3f} ms after the lock-out command{within} "
-                             f"(budget {budget * 1e3:.3f} ms)")
+            # accepted at an offset at or past the budget: the lock-out had not taken effect within it
+            if o_lo >= budget - BUDGET_TOLERANCE_S:
+                within = f" (its closing bracketed to ±{(o_hi - o_lo) * 5e2:.3f} ms)" if o_hi - o_lo > 4 * TIME_RESOLUTION_S else ""
+                self.finding(rv.n, p, f"wager recognised {o_lo * 1e3:.6f} ms after the lock-out command{within}: "
+                             f"at or past the budget ({budget * 1e3:.3f} ms)")
         if rejected and accepted and max(o_lo for o_lo, _, _ in accepted) > min(o_hi for _, o_hi, _ in rejected):
             self.finding(rv.n, accepted[-1][2], "a press was accepted after an earlier press had been locked out")
         if math.isinf(hi):
@@ -832,8 +845,8 @@ class Lockout(Check):
         self.lower.append(lo)
         self.upper.append(hi)
         self.brackets[rv.n] = (lo, hi)
-        if lo <= budget < hi - TIME_RESOLUTION_S:
-            self.straddle += 1
+        if lo < budget - BUDGET_TOLERANCE_S and hi > budget + BUDGET_TOLERANCE_S:
+            self.straddle += 1  # possibly over the budget, possibly within it: this round decides nothing
 
     def _offsets(self, rv: RoundView, cmd) -> list[tuple[float, float, object]]:
         """Each press at or after the lock-out command, with its offset after the command as a
@@ -936,6 +949,9 @@ class Lockout(Check):
                     f"of the {budget * 1e3:.3f} ms budget (the bracket straddles it): not provably within it", m)
         if not self.upper:
             return "indeterminate", "no presses after a lock-out command: latency not measured", m
+        if not self.straddle and max(self.upper) > budget + BUDGET_TOLERANCE_S:  # every bracket must end within it
+            return "indeterminate", (f"a latency bracket ends at {max(self.upper) * 1e3:.6f} ms, past the "
+                                     f"{budget * 1e3:.3f} ms budget, without a violation found: not a pass"), m
         if self.straddle:
             return ("indeterminate", f"{self.straddle} round(s) whose latency bracket straddles the "
                     f"{budget * 1e3:.3f} ms budget: no presses close to it (enable lockout.probe, or "
