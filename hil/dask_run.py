@@ -14,7 +14,8 @@ order.
   most one of that bench's scenarios at a time runs there, and nowhere else. A simulated bench
   needs none. Before anything is submitted, the scheduler's workers' resources are read: a bench
   no worker holds is a ``ClusterError`` (exit 2), never a run that waits forever; so is a worker
-  that cannot see the run's out folder, and a run whose every holder leaves the cluster.
+  that cannot see the run's out folder. A run whose every holder leaves the cluster records each
+  scenario left as NOT MET, saying so (within ``WATCH_S``), and ends.
 - **Shared out folder.** Workers write the traces themselves, into the out folder at the same
   absolute path (on a real cluster a shared file system): a trace is committed round by round on
   the machine that runs the scenario, so a killed run keeps what it committed and ``--resume``
@@ -207,6 +208,7 @@ def _task(i: int, args: tuple, topic: str, level: int) -> tuple[dict[str, Any], 
     logs = _task_logs(level)
     me = threading.get_ident()
     logs.senders[me] = send
+    send(["started", i])
     try:
         return _run_one(i, args, send), worker.address
     finally:
@@ -222,6 +224,7 @@ class _Events:
 
     def __init__(self, progress: SuiteProgress | None, n: int) -> None:
         self.progress, self.n = progress, n
+        self.started: set[int] = set()  # the tasks a worker began (a cancel would not stop them)
         self.done: set[int] = set()
         self._all = threading.Event()
 
@@ -238,6 +241,8 @@ class _Events:
                 self.progress.rounds_done(msg[1], msg[2], msg[3])
             elif kind == "finished" and self.progress is not None:
                 self.progress.scenario_finished(msg[1], {"outcome": msg[2]})
+            elif kind == "started":
+                self.started.add(msg[1])
             elif kind == "done":
                 self.done.add(msg[1])
                 if len(self.done) >= self.n:
@@ -310,9 +315,20 @@ def run_suite_dask(
                     done, pending = wait(pending, timeout=WATCH_S, return_when="FIRST_COMPLETED")
             except TimeoutError:
                 if key is not None and not any(res.get(key, 0) >= 1 for res in worker_resources(client).values()):
-                    client.cancel(list(pending))
-                    raise ClusterError(f"every Dask worker holding {key} left the cluster at {client.scheduler.address}: "
-                                       f"{len(pending)} scenario(s) not run") from None
+                    # never a wait for a worker that may not come: each scenario not started is NOT MET,
+                    # saying why; one running goes on (it ends, or its worker is lost: its crash)
+                    idle = sorted((f for f in pending if index[f.key] not in events.started), key=lambda f: index[f.key])
+                    if idle:
+                        client.cancel(idle)
+                        _log.warning("bench left the cluster", extra={"resource": key, "not_run": len(idle)})
+                    for f in idle:
+                        i = index[f.key]
+                        results[i] = _lost(scenarios[i], out_dir, seed_override,
+                                           f"not run: every Dask worker holding {key} left the cluster at "
+                                           f"{client.scheduler.address} before this scenario started")
+                        if progress is not None:
+                            progress.scenario_finished(i, results[i])
+                    pending -= set(idle)
                 continue
             for f in sorted(done, key=lambda f: index[f.key]):
                 i = index[f.key]
@@ -323,8 +339,7 @@ def run_suite_dask(
                     ran.add(i)
                     if refused is None:
                         refused = exc
-                        running = {k for keys in client.processing().values() for k in keys}
-                        idle = [p for p in pending if p.key not in running]
+                        idle = [p for p in pending if index[p.key] not in events.started]
                         client.cancel(idle)  # not started: never run; the running ones finish and are kept
                         pending -= set(idle)
                 except Exception as exc:  # noqa: BLE001 — its worker lost, or the task could not run: its crash

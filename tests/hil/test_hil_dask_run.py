@@ -200,6 +200,30 @@ def test_a_device_that_is_not_there_is_the_runs_refusal(cluster, tmp_path):
     assert refused.value.results == []
 
 
+def test_scenarios_not_started_when_the_bench_leaves_are_not_met(cluster, tmp_path, monkeypatch):
+    """The worker holding the bench drops it after the run checked and before its scenarios start:
+    the run ends (never a wait for a holder that may not come), each scenario NOT MET saying why."""
+    import hil.dask_run as dask_run
+
+    holder = grant_resources(cluster, {"bench:leaving-rig": 1}, n=1)
+    shared = dask_run.check_shared_out
+
+    def then_leave(client, out_dir, workers):
+        shared(client, out_dir, workers)
+        grant_resources(client, {"bench:leaving-rig": 0}, n=1)
+
+    monkeypatch.setattr(dask_run, "check_shared_out", then_leave)
+    monkeypatch.setattr(dask_run, "WATCH_S", 0.2)
+    scenarios, bench, rules, rx = load_run_inputs([_small(tmp_path, "a"), _small(tmp_path, "b")],
+                                                  _bench(tmp_path, "leaving-rig", "tcp://127.0.0.1:9"), None, None, None)
+    assert dask_run.placement(cluster, bench)[1] == holder
+    heard = _Heard.for_suite([(s.scenario.name, s.scenario.rounds) for s in scenarios])
+    results, where = run_suite_dask(cluster, scenarios, bench, rules, tmp_path / "out", roulette_x=rx, progress=heard)
+    assert where == {} and [r["outcome"] for r in results] == ["not met", "not met"]
+    assert all("not run: every Dask worker holding bench:leaving-rig left the cluster" in r["error"] for r in results)
+    assert heard.outcomes == {0: "not met", 1: "not met"}
+
+
 def test_a_bench_no_worker_holds_is_exit_2_at_once(cluster, tmp_path):
     bench = _bench(tmp_path, "rig-nobody-holds", "tcp://127.0.0.1:9")
     out = tmp_path / "out"
