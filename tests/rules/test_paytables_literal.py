@@ -253,9 +253,11 @@ EXPECTED_ROULETTE_X = {
     "A": ({"single-zero", "double-zero"}, T(28), (T(50), T(100), T(250), T(500))),
     "B": ({"double-zero"}, T(30), (T(50), T(100), T(175), T(250))),
 }
-#: the straight wager under the packaged reference Rules Submission (rules/data/roulette_x_reference.toml)
+#: the straight wager under the packaged reference Rules Submission (rules/data/roulette_x_reference.toml;
+#: Paytable B: the same submission with ``paytable = "B"``)
 RTP_ROULETTE_X = {"straight (Paytable A, single-zero)": "26311/27380",
-                  "straight (Paytable A, double-zero)": "26891/28880"}
+                  "straight (Paytable A, double-zero)": "26891/28880",
+                  "straight (Paytable B, double-zero)": "55121/57760"}
 
 
 def roulette_x_mismatches(tables) -> list[str]:
@@ -277,6 +279,8 @@ def test_roulette_x_rtp_is_pinned():
     text = resources.files("rules").joinpath(ROULETTE_X_REFERENCE_RESOURCE).read_text(encoding="utf-8")
     sub = parse_roulette_x_submission(text, ROULETTE_X_REFERENCE_RESOURCE)
     got = {e.wager: e.rtp_exact for w in ("single-zero", "double-zero") for e in roulette_x_rtp(sub, w)}
+    sub_b = parse_roulette_x_submission(text.replace('paytable = "A"', 'paytable = "B"'), ROULETTE_X_REFERENCE_RESOURCE)
+    got |= {e.wager: e.rtp_exact for e in roulette_x_rtp(sub_b, "double-zero")}
     assert got == {k: Fraction(v) for k, v in RTP_ROULETTE_X.items()}
 
 
@@ -358,6 +362,24 @@ RTP_BLACKJACK_SIDE = {
     ("blazing-sevens-multi", "A", 6): "96982/125333", ("blazing-sevens-multi", "A", 8): "58270/74451",
     ("blazing-sevens-multi", "B", 6): "103606/125333", ("blazing-sevens-multi", "B", 8): "103474/124085",
 }
+#: the long-run rtp (progressive wagers): + every meter's increment, and for an unseeded ("N/A")
+#: meter its reserve too (the reserve becomes the next meter's start).
+RTP_BLACKJACK_SIDE_LONG_RUN = {
+    ("twenty-one-plus-three", "1", 6): "10035581/12533300", ("twenty-one-plus-three", "1", 8): "469139/572700",
+    ("twenty-one-plus-three", "2", 6): "9289541/12533300", ("twenty-one-plus-three", "2", 8): "1897609/2481700",
+    ("twenty-one-plus-three", "3", 6): "9660581/12533300", ("twenty-one-plus-three", "3", 8): "5836307/7445100",
+    ("twenty-one-plus-three", "4", 6): "10479381/12533300", ("twenty-one-plus-three", "4", 8): "2122569/2481700",
+    ("twenty-one-plus-three", "5", 6): "32531/40300", ("twenty-one-plus-three", "5", 8): "6188627/7445100",
+    ("twenty-one-plus-three", "6", 6): "10109381/12533300", ("twenty-one-plus-three", "6", 8): "6108707/7445100",
+    ("twenty-one-plus-three", "7", 6): "493889/626665", ("twenty-one-plus-three", "7", 8): "299513/372255",
+    ("twenty-one-plus-three", "8", 6): "487717/626665", ("twenty-one-plus-three", "8", 8): "7611/9545",
+    ("twenty-one-plus-three", "9", 6): "36953/48205", ("twenty-one-plus-three", "9", 8): "290063/372255",
+    ("twenty-one-plus-three", "10", 6): "9901193/12533300", ("twenty-one-plus-three", "10", 8): "2011957/2481700",
+    ("twenty-one-plus-three", "11", 6): "4808263/6266650", ("twenty-one-plus-three", "11", 8): "2911661/3722550",
+    ("royal-match", "A", 6): "207777849/258185980", ("royal-match", "A", 8): "99067889/122993052",
+    ("blazing-sevens-multi", "A", 6): "3176548/3133325", ("blazing-sevens-multi", "A", 8): "1903456/1861275",
+    ("blazing-sevens-multi", "B", 6): "3342148/3133325", ("blazing-sevens-multi", "B", 8): "666272/620425",
+}
 #: Royal Match: what each other player's wager adds through the 500 to 1 Envy Bonus (§ 633b.18(k)).
 RTP_ROYAL_MATCH_ENVY = {6: "53200/12909299", 8: "385600/92244789"}
 
@@ -431,8 +453,27 @@ def blackjack_rtp():
 
 def test_blackjack_side_wager_rtp_is_pinned(blackjack_rtp):
     assert {k: str(e.rtp_exact) for k, e in blackjack_rtp.items()} == RTP_BLACKJACK_SIDE
+    long_run = {k: str(e.rtp_long_run_exact) for k, e in blackjack_rtp.items() if e.rtp_long_run_exact is not None}
+    assert long_run == RTP_BLACKJACK_SIDE_LONG_RUN
     envy = {k[2]: e.envy_per_other_player for k, e in blackjack_rtp.items() if k[0] == "royal-match"}
     assert envy == {d: Fraction(v) for d, v in RTP_ROYAL_MATCH_ENVY.items()}
+
+
+def test_blackjack_long_run_rtp_is_the_seed_rtp_plus_this_files_meter_rates():
+    """§ 633b.17(h), § 633b.18(i), § 633b.21(g) from this file: a seeded meter adds its increment
+    rate; an unseeded one ("N/A") its increment and its reserve rate."""
+    def added(terms) -> Fraction:
+        seed_wagers, seed_cents, increment, reserve = terms
+        return increment + (0 if seed_wagers or seed_cents else reserve or 0)
+
+    for (wager, name, decks), long_run in RTP_BLACKJACK_SIDE_LONG_RUN.items():
+        if wager == "twenty-one-plus-three":
+            rates = added(EXPECTED_21_PLUS_3_METERS[name][decks])
+        elif wager == "royal-match":
+            rates = added(EXPECTED_ROYAL_MATCH_METER)
+        else:
+            rates = sum((added(t) for t in EXPECTED_BLAZING_METERS.values()), Fraction(0))
+        assert Fraction(long_run) == Fraction(RTP_BLACKJACK_SIDE[(wager, name, decks)]) + rates, (wager, name, decks)
 
 
 def _blazing_rtp(cells: dict, decks: int) -> Fraction:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_paytables_literal import RTP_BLACKJACK_SIDE, RTP_BLACKJACK_SIDE_LONG_RUN
 
 from rules.bj_deal import count_deals, falling, partition, sequence_weight
 from rules.blackjack_side import (
@@ -510,8 +511,9 @@ def test_rtp_table_every_paytable_at_six_and_eight_decks():
     for e in table:
         long_run = "" if e.rtp_long_run_exact is None else f"{float(e.rtp_long_run_exact):.4%}"
         print(f"{e.wager + ' ' + e.paytable:32} {e.decks:>5} {float(e.rtp_exact):>9.4%} {long_run:>9}")
-        assert 0.5 < e.rtp_exact < 1.2, e
-        assert e.rtp_long_run_exact is None or 0.5 < e.rtp_long_run_exact < 1.2, e
+        assert str(e.rtp_exact) == RTP_BLACKJACK_SIDE[(e.wager, e.paytable, e.decks)], e  # pinned, not a range
+        key = (e.wager, e.paytable, e.decks)
+        assert e.rtp_long_run_exact == (Fraction(RTP_BLACKJACK_SIDE_LONG_RUN[key]) if e.meters else None), e
     # more decks return more on every one of these wagers
     by = {(e.wager, e.paytable, e.decks): e.rtp_exact for e in table}
     assert all(by[w, p, 8] > by[w, p, 6] for w, p, _ in by)

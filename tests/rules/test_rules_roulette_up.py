@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_paytables_literal import RTP_ROULETTE_UP
 
 from rules.odds import ForOne, ToOne
 from rules.roulette import DOUBLE_ZERO, POCKETS, RED_NUMBERS, Wheel, colour, parse_pocket, pockets, streak_rank
@@ -157,16 +158,19 @@ def test_length_distribution_sums_to_one_and_matches_closed_form(wheel, longest)
         assert sum(p for j, p in dist.items() if j >= k) == Fraction(comb(n, k), n**k)
 
 
-def test_every_rtp_in_range_and_json():
+def test_every_rtp_pinned_and_json():
+    """Each of the 24 RTPs is the literal fraction pinned in test_paytables_literal (a range such
+    as 0 < rtp < 1.2 could not fail)."""
     entries = roulette_up_rtp_table()
     assert len(entries) == 24
     for e in entries:
         j = e.to_json()
         assert {"wager", "rtp", "rtp_exact", "method"} <= set(j) and j["method"] == "exact"
-        assert 0 < e.rtp_exact < Fraction(12, 10), j
+        rtp, long_run = RTP_ROULETTE_UP[(e.wager.split()[-1], str(e.wheel))]
+        assert e.rtp_exact == Fraction(rtp), j
         assert Fraction(j["rtp_exact"]) == e.rtp_exact
         if e.rtp_long_run_exact is not None:
-            assert 0 < e.rtp_long_run_exact < Fraction(12, 10)
+            assert e.rtp_long_run_exact == Fraction(long_run), j
             assert e.rtp_long_run_exact == e.rtp_exact + e.increment_rate
 
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_paytables_literal import RTP_ROULETTE_X
 
 import rules.roulette_x
 from rules.odds import ToOne
@@ -113,11 +114,12 @@ def test_draw_lit_is_valid():
 
 
 @pytest.mark.parametrize(("table", "wheel"), [("A", "single-zero"), ("A", "double-zero"), ("B", "double-zero")])
-def test_exact_rtp_formula_range_and_monte_carlo(table, wheel):
+def test_exact_rtp_formula_pinned_and_monte_carlo(table, wheel):
     sub = parse_roulette_x_submission(REFERENCE.replace('paytable = "A"', f'paytable = "{table}"'))
     (entry,) = roulette_x_rtp(sub, wheel)
     j = entry.to_json()
-    assert j["method"] == "exact" and Fraction(j["rtp_exact"]) == entry.rtp_exact and 0 < entry.rtp_exact < Fraction(12, 10)
+    assert j["method"] == "exact" and Fraction(j["rtp_exact"]) == entry.rtp_exact
+    assert entry.rtp_exact == Fraction(RTP_ROULETTE_X[entry.wager])  # pinned in test_paytables_literal, not a range
     par, t, n = sub.par_for(), PAYTABLES[table], len(pockets(wheel))
     p_lit = par.expected_lit() / n
     e_m = sum(m * par.multiplier_probability(m) for m in par.multiplier_weights)

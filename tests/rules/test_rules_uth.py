@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_paytables_literal import RTP_POKER_SIDE
 
 from rules import uth
 from rules.cards import deck
@@ -289,7 +290,8 @@ def test_cli_entry_point():
     with pytest.raises(ValueError, match="no paytable 'A'.*E"):
         RTP_WAGERS["uth-trips"]("A", None)
     assert len(rtp_table()) == 1 + 2 + 3 + 6 + 5
-    assert all(0 < x.rtp_exact < 1 and x.method == "exact" for x in rtp_table())
+    assert {(x.wager, x.paytable): str(x.rtp_exact) for x in rtp_table()} == RTP_POKER_SIDE  # pinned, not a range
+    assert all(x.method == "exact" for x in rtp_table())
 
 
 # --------------------------------------------------------------------------- Monte Carlo
