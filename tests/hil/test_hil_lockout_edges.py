@@ -228,6 +228,9 @@ def test_a_converged_window_near_the_budget(latency_s, verdict) -> None:
     (0.0099, 5e-5, "pass"),  # ± 50 µs still tells 9.9 from 10
     (0.0101, 5e-5, "fail"),
     (BUDGET_S, 0.0, "pass"),  # exactly the budget
+    # the limit of the evidence: a reading within its own uncertainty of the budget is never a pass
+    # (nor a violation) — 9.99 ± 0.05 ms; tests/hil/test_hil_lockout_counter_uncertainty.py end to end
+    (0.00999, 5e-5, "indeterminate"),
 ])
 def test_counter_readings_at_the_budget(interval_s, uncertainty_s, verdict) -> None:
     rv = _probe_round(1, [(0.004, True), (0.005, False), (BUDGET_S, False)])  # the probe: a healthy 4.5 ms
