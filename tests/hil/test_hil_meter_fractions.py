@@ -444,3 +444,46 @@ def test_the_half_cent_left_on_an_18_percent_meter_survives_its_reseed(tmp_path,
     assert [e.payload["value_cents"] for e in events if e.kind == "meter_increment"] == [22, 27]
     assert broken["verdict"] == "fail"
     assert any("after the increment" in f["message"] for f in broken["findings"]), broken["findings"]
+
+
+@pytest.mark.parametrize("tamper, verdict", [(None, "pass"), ("residue", "fail")])
+def test_the_roulette_up_meter_check_holds_a_restart_to_the_half_cent(tmp_path, tamper, verdict):
+    """A restart in the trace (the croupier's ``streak_resumed`` with the committed meters): after
+    three 125-cent wagers on P3 the meter is 1,250,067 and 1/2; a restart that restores it without
+    the half cent fails the meter check ("restored at"), one that restores it exactly passes. At
+    100 cents the residue is always 0 and this could not be told."""
+    sc = up_scenario("P3", 125)
+    path = tmp_path / "resumed.sqlite"
+    writer = TraceWriter(path, {"game": "roulette", "scenario": sc.name})
+    state = None
+    for part, (numbers, first) in enumerate([([5], 1), ([3, 2, 4], 2)]):
+        env = simpy.Environment()
+        writer.clock = env
+        rng = np.random.default_rng([16, part])
+        devices = Devices(None, None, None)  # type: ignore[arg-type]
+        devices.ball_wheel = ScriptedWheel(env, writer.record, sc.table.wheel, numbers)
+        devices.illuminator = IlluminatorSim(env, IlluminatorParams(wheel=sc.table.wheel), RX, None, rng,
+                                             writer.record)
+        meters = tuple(MeterSpec(**m) for m in sc.table.wagering_meters())
+        devices.roulette_wagering = ProgressiveTableSim(env, ProgressiveParams(meters=meters), rng, writer.record,
+                                                        name="roulette_wagering")
+        ctl = RouletteController(env, devices, writer, sc, RX, rng)
+        if state is None:
+            writer.record("croupier", "table", ctl.describe())
+        else:
+            writer.round = first
+            if tamper == "residue":
+                state["meters"][0]["residue"] = "0"  # the half cent lost in the restart
+            ctl.restore(state)
+        env.run(until=ctl.run(first + len(numbers) - 1, first))
+        state = json.loads(json.dumps(ctl.state()))
+    writer.close()
+    (resumed,) = of(path, "streak_resumed", "croupier")
+    assert resumed["meters"][0]["value_cents"] == 1_250_067
+    assert resumed["meters"][0]["residue"] == ("0" if tamper else "1/2")
+    result = check(path, ROULETTE_METER)
+    assert result.verdict == verdict, [f.message for f in result.findings]
+    if tamper:
+        assert any("restored at 1250067 + 0" in f.message for f in result.findings), [f.message for f in result.findings]
+    else:
+        assert not result.findings
