@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import json
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -12,6 +15,18 @@ from hil.cli import app
 from hil.trace import TraceReader
 
 runner = CliRunner()
+
+
+@functools.cache
+def _pins():
+    """The exact RTPs transcribed and pinned by hand in tests/rules/test_paytables_literal.py (one
+    place for the literals; loaded by path, since tests/rules is not a package)."""
+    path = Path(__file__).resolve().parents[1] / "rules" / "test_paytables_literal.py"
+    spec = importlib.util.spec_from_file_location("_paytables_literal_pins", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 SMALL = """\
 schema: 1
@@ -222,9 +237,10 @@ def test_rtp_roulette_up_every_paytable(table, wheel):
     assert res.exit_code == 0, res.output
     doc = json.loads(res.stdout)
     (entry,) = doc["wagers"]
-    assert entry["method"] == "exact" and 0 < entry["rtp"] < 1
-    p, q = map(int, entry["rtp_exact"].split("/"))
-    assert abs(p / q - entry["rtp"]) < 1e-12
+    rtp, long_run = _pins().RTP_ROULETTE_UP[(table.removeprefix("P"), f"{wheel}-zero")]
+    assert entry["method"] == "exact" and entry["rtp_exact"] == rtp  # the pinned fraction, not a range
+    assert entry["rtp"] == float(Fraction(rtp)) and entry["wheel"] == f"{wheel}-zero"
+    assert entry.get("rtp_long_run_exact") == long_run
     assert ("rtp_long_run" in entry) == table.startswith("P")
     if table.startswith("P"):
         assert entry["rtp_long_run"] > entry["rtp"]
@@ -265,7 +281,12 @@ def test_rtp_of_the_blackjack_side_wagers_every_paytable_at_6_and_8_decks(wager)
     assert res.exit_code == 0, res.output
     entries = json.loads(res.stdout)["wagers"]
     assert {e["decks"] for e in entries} == {6, 8} and all(e["method"] == "exact" for e in entries)
-    assert all(0.3 < e["rtp"] < 1.0 for e in entries)
+    pins, long_run = _pins().RTP_BLACKJACK_SIDE, _pins().RTP_BLACKJACK_SIDE_LONG_RUN
+    got = {(e["wager"].rsplit(" ", 1)[0], e["paytable"], e["decks"]): e for e in entries}
+    assert {k: e["rtp_exact"] for k, e in got.items()} == {k: v for k, v in pins.items() if k[0] == wager}
+    assert all(e["rtp"] == float(Fraction(e["rtp_exact"])) for e in entries)
+    assert {k: e["rtp_long_run_exact"] for k, e in got.items() if "rtp_long_run_exact" in e} == {
+        k: v for k, v in long_run.items() if k[0] == wager}
 
 
 def test_rtp_card_wager_bad_options_exit_2():
@@ -282,6 +303,10 @@ def test_rtp_of_the_poker_side_wagers_every_paytable(wager, tables):
     assert res.exit_code == 0, res.output
     entries = json.loads(res.stdout)["wagers"]
     assert len({e["paytable"] for e in entries}) == tables and all(e["method"] == "exact" for e in entries)
+    # every paytable's exact RTP is the fraction pinned by hand (the test used to assert no value)
+    got = {(e["wager"], e["paytable"]): e["rtp_exact"] for e in entries}
+    assert got == {k: v for k, v in _pins().RTP_POKER_SIDE.items() if k[0].split(" (")[0] == wager}
+    assert all(e["rtp"] == float(Fraction(e["rtp_exact"])) for e in entries)
     assert runner.invoke(app, ["rtp", wager, "--decks", "6", "--json"]).exit_code == 2
 
 
