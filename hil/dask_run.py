@@ -41,8 +41,8 @@ import threading
 import time
 import traceback
 import uuid
-from concurrent.futures import CancelledError
 from collections.abc import Iterator
+from concurrent.futures import CancelledError
 from pathlib import Path
 from typing import Any
 
@@ -317,7 +317,8 @@ def run_suite_dask(
                 if key is not None and not any(res.get(key, 0) >= 1 for res in worker_resources(client).values()):
                     # never a wait for a worker that may not come: each scenario not started is NOT MET,
                     # saying why; one running goes on (it ends, or its worker is lost: its crash)
-                    idle = sorted((f for f in pending if index[f.key] not in events.started), key=lambda f: index[f.key])
+                    idle = sorted((f for f in pending if index[f.key] not in events.started),
+                                  key=lambda f: index[f.key])
                     if idle:
                         client.cancel(idle)
                         _log.warning("bench left the cluster", extra={"resource": key, "not_run": len(idle)})

@@ -55,17 +55,22 @@ def _live_children() -> set[int]:
             and "multiprocessing.resource_tracker" not in " ".join(p.cmdline())}
 
 
+def _dask_workers() -> set[int]:
+    """The local cluster's worker processes (spawned by its nannies, in this process; Dask retitles
+    them ``dask worker [ADDRESS]`` once started)."""
+    return {p.pid for p in psutil.Process().children(recursive=True)
+            if p.cmdline() and (p.cmdline()[0].startswith("dask worker") or "spawn_main" in " ".join(p.cmdline()))}
+
+
 @pytest.fixture(autouse=True)
 def _no_leaks():
     """This module's own (tests/conftest.py's, per test, would count the module's cluster: its
-    scheduler runs in this process): each test ends what it started but the cluster's workers;
-    the ``cluster`` fixture checks, once closed, that nothing of it is left."""
+    scheduler and nannies run in this process): each test ends what it started but the cluster's
+    workers (a killed one is restarted); the ``cluster`` fixture checks, once closed, that nothing
+    of it is left."""
     before = _live_children()
     yield
-    assert _live_children() <= before | _cluster_pids, _live_children() - before
-
-
-_cluster_pids: set[int] = set()
+    assert _live_children() <= before | _dask_workers(), _live_children() - before
 
 
 @pytest.fixture(scope="module")
@@ -77,9 +82,8 @@ def cluster():
     _, simulated, _, _ = load_run_inputs(SMALL[:1], None, None, None, None)
     with suite_client(simulated, 2, "local") as client:  # croupier run --cluster local --workers 2
         pids = worker_pids(client)
-        assert len(pids) == 2
+        assert len(pids) == 2 and set(pids) == _dask_workers()
         assert client.run_on_scheduler(lambda dask_scheduler: dask_scheduler.allowed_failures) == 0  # never re-run
-        _cluster_pids.update(_live_children() - children)
         yield client
     for pid in pids:  # closed with the cluster: no stray worker
         assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE, pid
@@ -121,14 +125,14 @@ class _Heard(SuiteProgress):
 
 
 def test_a_suite_on_the_cluster_is_the_in_process_run(cluster, tmp_path):
-    scenarios, bench, rules, rx = load_run_inputs(SMALL, None, None, None, 4)
+    scenarios, bench, rules, rx = load_run_inputs(SMALL, None, None, None, 3)
     alone = run_suite(scenarios, bench, rules, tmp_path / "alone", jobs=1, roulette_x=rx)
     heard = _Heard.for_suite([(s.scenario.name, s.scenario.rounds) for s in scenarios])
     on_dask, where = run_suite_dask(cluster, scenarios, bench, rules, tmp_path / "dask", roulette_x=rx,
                                     progress=heard)
     assert [r["name"] for r in on_dask] == [s.scenario.name for s in scenarios]  # input order
     assert _without_wall_clock(on_dask) == _without_wall_clock(alone)
-    assert [r["outcome"] for r in on_dask] == ["not decisive", "not decisive", "met"]  # 4 rounds: too few for a chi2
+    assert [r["outcome"] for r in on_dask] == ["not decisive", "not decisive", "met"]  # 3 rounds: too few for a chi2
     assert all(r["checks"] and r["error"] is None for r in on_dask)
     for r in on_dask:  # the worker wrote each trace where the run's out folder says
         with TraceReader(tmp_path / "dask" / r["trace"]) as reader:
@@ -137,7 +141,7 @@ def test_a_suite_on_the_cluster_is_the_in_process_run(cluster, tmp_path):
     assert set(where) == {s.scenario.name for s in scenarios} and set(where.values()) <= workers
     # the progress hooks heard every scenario's rounds up to the last, and its outcome
     assert heard.outcomes == {i: r["outcome"] for i, r in enumerate(on_dask)}
-    assert all(heard.rounds[i][-1] == 4 for i in range(3)), heard.rounds
+    assert all(heard.rounds[i][-1] == 3 for i in range(3)), heard.rounds
 
 
 def test_croupier_run_on_a_scheduler_address(cluster, tmp_path):
@@ -214,8 +218,9 @@ def test_scenarios_not_started_when_the_bench_leaves_are_not_met(cluster, tmp_pa
 
     monkeypatch.setattr(dask_run, "check_shared_out", then_leave)
     monkeypatch.setattr(dask_run, "WATCH_S", 0.2)
-    scenarios, bench, rules, rx = load_run_inputs([_small(tmp_path, "a"), _small(tmp_path, "b")],
-                                                  _bench(tmp_path, "leaving-rig", "tcp://127.0.0.1:9"), None, None, None)
+    bench_file = _bench(tmp_path, "leaving-rig", "tcp://127.0.0.1:9")
+    scenarios, bench, rules, rx = load_run_inputs([_small(tmp_path, "a"), _small(tmp_path, "b")], bench_file,
+                                                  None, None, None)
     assert dask_run.placement(cluster, bench)[1] == holder
     heard = _Heard.for_suite([(s.scenario.name, s.scenario.rounds) for s in scenarios])
     results, where = run_suite_dask(cluster, scenarios, bench, rules, tmp_path / "out", roulette_x=rx, progress=heard)
@@ -255,8 +260,6 @@ def test_a_scenario_whose_worker_dies_is_its_crash_and_the_others_are_kept(clust
     assert lost["name"] == "normal-play" and lost["outcome"] == "not met" and lost["expectation_met"] is False
     assert "the Dask task of this scenario failed" in lost["error"] and "KilledWorker" in lost["error"]
     assert kept["outcome"] == "met" and list(where) == ["uth-normal-play"]  # never re-run on another worker
-    cluster.wait_for_workers(2, timeout=30)  # the nanny restarted it
-    _cluster_pids.update(worker_pids(cluster))
 
 
 def test_a_local_cluster_gives_one_worker_the_bench(cluster, tmp_path, monkeypatch):
