@@ -487,3 +487,24 @@ def test_the_roulette_up_meter_check_holds_a_restart_to_the_half_cent(tmp_path, 
         assert any("restored at 1250067 + 0" in f.message for f in result.findings), [f.message for f in result.findings]
     else:
         assert not result.findings
+
+
+def test_the_bundled_fraction_scenario_meets_its_expectation_with_the_meter_exact(tmp_path):
+    """scenarios/roulette/roulette_up_meter_fractions.yaml (P4: seed 3,000×, 18 %, 5 % on 125 cents),
+    run as the suite runs it: MET, and the meter check's figures are the regulation's to the fraction
+    of a cent — the meter 375,000 + 22.5 a wager, the reserve 6.25 a wager — with the increments
+    showing both +22 and +23."""
+    from hil.scenario import load_scenario
+
+    suite = Path(__file__).resolve().parents[2] / "scenarios" / "roulette"
+    result = run_scenario(load_scenario(suite / "roulette_up_meter_fractions.yaml"), load_bench(), load_rules(), tmp_path)
+    assert result["error"] is None and result["expectation_met"], result["outcome"]
+    meter = next(c for c in result["checks"] if c["id"] == ROULETTE_METER)
+    got = {m["name"]: m["value"] for m in meter["measurements"]}
+    n = got["increments"]
+    assert meter["verdict"] == "pass" and meter["findings"] == [] and n >= 50
+    assert got["meter_hits"] == 0
+    assert (got["meter_end_cents"], got["reserve_end_cents"]) == (375_000 + n * 22.5, n * 6.25)
+    amounts = [i["amount_cents"] for i in of(tmp_path / result["trace"], "meter_increment")]
+    assert len(amounts) == n and sorted(set(amounts)) == [22, 23]
+    assert sum(amounts) == floor(Fraction(45, 2) * n)
