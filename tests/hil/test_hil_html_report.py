@@ -130,7 +130,15 @@ def test_the_plotted_values_are_the_checks_own(run):
     assert max(offs, key=abs) == pytest.approx(meas["CT-690.3-top-slot"]["start_offset_worst"]["value"] * 1e3)
     rtp = figs["rtp", "CT-690.2e-settlement"].data
     assert len(rtp["rounds"]) == meas["CT-690.2e-settlement"]["rounds_settled"]["value"]
-    assert all(0.5 < x < 1.0 for x in rtp["exact"])  # the exact RTP of the wagers made (rules/rtp.py)
+    # the exact RTP of the wagers made (rules/rtp.py): a stake-weighted mean of the wagers' exact RTPs
+    # under the Rules Submission on record, so within their range (0.5 < x < 1 could not fail)
+    from importlib import resources
+
+    from rules.rtp import crazy_time_rtp
+    from rules.submission import parse_rules_submission
+    text = resources.files("rules").joinpath("data/crazy_time_reference.toml").read_text(encoding="utf-8")
+    wagers = [float(w.rtp_exact) for w in crazy_time_rtp(parse_rules_submission(text))]
+    assert rtp["exact"] and all(min(wagers) - 1e-12 <= x <= max(wagers) + 1e-12 for x in rtp["exact"]), (rtp["exact"], wagers)
     hist = figs["timing", "CT-lockout"].data  # the latency distribution: the same brackets
     assert sorted(hist["lower_ms"]) == sorted(lock["lower_ms"]) and sorted(hist["upper_ms"]) == sorted(lock["upper_ms"])
 
