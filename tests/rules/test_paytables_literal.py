@@ -28,6 +28,7 @@ reported, so that none of the comparisons can pass vacuously.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import replace
 from fractions import Fraction
@@ -42,6 +43,8 @@ from rules.odds import ForOne, ToOne
 from rules.roulette import Wheel
 
 LOSS, PUSH, METER, NA = "loss", "push", "meter", "n/a"
+#: one 52-card deck as (rank, suit), 14 = ace
+_DECK = [(r, s) for r in range(2, 15) for s in "shdc"]
 
 
 def T(n: int) -> tuple[str, int]:
@@ -476,6 +479,63 @@ def test_blackjack_long_run_rtp_is_the_seed_rtp_plus_this_files_meter_rates():
         assert Fraction(long_run) == Fraction(RTP_BLACKJACK_SIDE[(wager, name, decks)]) + rates, (wager, name, decks)
 
 
+def _three_card_hand(cards, premium: set[int], declared: str) -> str:
+    """The highest § 633b.17(g) row three cards make (Three Card Poker's hands, § 633a.6(e)(9):
+    the ace high in Q-K-A or low in A-2-3, no K-A-2)."""
+    ranks = sorted(r for r, _ in cards)
+    suits = {s for _, s in cards}
+    trips = len(set(ranks)) == 1
+    straight = len(set(ranks)) == 3 and (ranks[2] - ranks[0] == 2 or ranks == [2, 3, 14])
+    if trips and len(suits) == 1 and ranks[0] in premium:
+        return "DECLARED_SUIT" if suits == {declared} else "SUITED_PREMIUM"
+    if trips and len(suits) == 1:
+        return "SUITED_TRIPS"
+    if straight and len(suits) == 1:
+        return "STRAIGHT_FLUSH"
+    if trips:
+        return "TRIPS"
+    if straight:
+        return "STRAIGHT"
+    return "FLUSH" if len(suits) == 1 else "NOTHING"
+
+
+@functools.cache
+def _three_card_counts(decks: int, premium: frozenset[int], declared: str) -> dict[str, int]:
+    """Ways per § 633b.17(g) row for the player's two cards and the dealer's up card: every
+    multiset of three cards from the shoe, Π C(decks, copies) ways each."""
+    counts: dict[str, int] = {}
+    for combo in itertools.combinations_with_replacement(range(52), 3):
+        ways = 1
+        for t in set(combo):
+            ways *= comb(decks, combo.count(t))
+        if ways:
+            hand = _three_card_hand([_DECK[t] for t in combo], premium, declared)
+            counts[hand] = counts.get(hand, 0) + ways
+    assert sum(counts.values()) == comb(52 * decks, 3)
+    return counts
+
+
+def _twenty_one_plus_three_rtp(name: str, decks: int, declared: str = "s", wager_cents: int = 100) -> Fraction:
+    """From THIS file's cells; the meter at its § 633b.17(h) seed ("$2000" at ``wager_cents``;
+    "N/A": empty)."""
+    cells, premium = EXPECTED_21_PLUS_3[name]
+    seed_wagers, seed_cents, _, _ = EXPECTED_21_PLUS_3_METERS[name][decks]
+    seed = Fraction(seed_wagers) if seed_wagers else Fraction(seed_cents or 0, wager_cents)
+    pays = dict(zip(_H21, cells, strict=True))
+    total = Fraction(0)
+    for hand, ways in _three_card_counts(decks, frozenset(premium), declared).items():
+        c = pays.get(hand, LOSS)
+        if c != LOSS:
+            total += ways * (seed if c[0] == "meter" else Fraction(c[1]))
+    return total / comb(52 * decks, 3)
+
+
+def test_twenty_one_plus_three_rtp_rederived_by_enumerating_three_cards():
+    for (wager, name, decks), rtp in RTP_BLACKJACK_SIDE.items():
+        if wager == "twenty-one-plus-three":
+            assert _twenty_one_plus_three_rtp(name, decks) == Fraction(rtp), (name, decks)
+
+
 def _blazing_rtp(cells: dict, decks: int) -> Fraction:
     """The Blazing 7's wagers by enumerating the player's two cards and the dealer's up card from a
     shoe of ``decks`` decks (ordered draws without replacement), from THIS file's cells; a meter
@@ -645,9 +705,6 @@ def test_trips_and_play_the_board_rtp_rederived_from_published_hand_counts():
     for name, rows in EXPECTED_PLAY_THE_BOARD.items():
         rtp = sum((_return(c) * five[r] for r, c in rows), Fraction(0)) / comb(52, 5)
         assert rtp == Fraction(RTP_POKER_SIDE[("play-the-board", name)]), name
-
-
-_DECK = [(r, s) for r in range(2, 15) for s in "shdc"]
 
 
 def _pairs_row_matches(row: str, a, b) -> bool:
