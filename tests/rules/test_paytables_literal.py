@@ -18,9 +18,11 @@ from outside the repo and nothing expected is generated from the code under test
   Where the maths is small enough it is re-derived here by an independent method (Roulette Up by
   the closed form P(length ≥ k) = C(N, k)/N^k; the Ultimate Pairs wagers by enumerating the 1,326
   two-card hands; Blazing 7's by enumerating three cards from the shoe; Trips and Play the Board
-  from the published 7- and 5-card hand counts), so those pins are checked twice. The others
-  (21+3, Royal Match, King's Bounty, Bad Beat, Roulette X) are regression pins of the exact
-  engine's value: a changed paytable cell or a changed hand count moves them.
+  from the published 7- and 5-card hand counts; 21+3 by enumerating every three-card multiset of
+  the shoe; Royal Match and King's Bounty by counting two-card hands by hand; the long-run RTPs
+  from this file's meter rates), so those pins are checked twice. The others (Bad Beat, Roulette
+  X) are regression pins of the exact engine's value: a changed paytable cell or a changed hand
+  count moves them.
 
 The ``test_*_catches_*`` tests feed the comparisons a broken table and assert the mismatch is
 reported, so that none of the comparisons can pass vacuously.
@@ -534,6 +536,37 @@ def test_twenty_one_plus_three_rtp_rederived_by_enumerating_three_cards():
     for (wager, name, decks), rtp in RTP_BLACKJACK_SIDE.items():
         if wager == "twenty-one-plus-three":
             assert _twenty_one_plus_three_rtp(name, decks) == Fraction(rtp), (name, decks)
+
+
+def _value(c, seed: int = 0) -> Fraction:
+    return Fraction(seed) if c[0] == "meter" else Fraction(c[1] + (1 if c[0] == "to" else 0))
+
+
+def test_royal_match_and_kings_bounty_rtp_rederived_by_counting_two_card_hands():
+    """Counted by hand over the unordered two-card hands of a shoe of N = 52·d cards, from THIS
+    file's cells. Royal Match (§ 633b.18(m)): K-Q suited 4d² hands, a Crown Treasure when the
+    dealer's two cards are a Royal Match too ((d-1)² + 3d² of C(N-2, 2) given the player's); a
+    two-card straight flush 12 rank pairs per suit (A-2 … K-A, K-Q being the Royal Match), 48d²;
+    the Envy Bonus 500 × P(Crown Treasure). King's Bounty B (§ 633b.19(d)): K♠ pair C(d, 2) (a
+    dealer Blackjack 4d(16d-2) of C(N-2, 2)), other suited kings 3C(d, 2), suited Q/J/10 pairs
+    12C(d, 2), other suited 20s 28d² (6 ten-value rank pairs and A-9, per suit), unsuited kings
+    6d², other unsuited 20s 102d² (96d² ten-value pairs of two suits less the 6d² kings, and 12d²
+    A-9)."""
+    rm, (seed, *_) = EXPECTED_ROYAL_MATCH["A"], EXPECTED_ROYAL_MATCH_METER
+    kb = EXPECTED_KINGS_BOUNTY["B"]
+    for d in (6, 8):
+        n, c = 52 * d, comb(d, 2)
+        crown = Fraction((d - 1) ** 2 + 3 * d * d, comb(n - 2, 2))
+        royal = (4 * d * d * (crown * _value(rm["CROWN_TREASURE"], seed) + (1 - crown) * _value(rm["ROYAL_MATCH"]))
+                 + 48 * d * d * _value(rm["STRAIGHT_FLUSH"])) / comb(n, 2)
+        assert royal == Fraction(RTP_BLACKJACK_SIDE[("royal-match", "A", d)]), d
+        assert 500 * crown * 4 * d * d / comb(n, 2) == Fraction(RTP_ROYAL_MATCH_ENVY[d]) and cell(bj_paytables.ENVY_BONUS) == T(500)
+        bj = Fraction(4 * d * (16 * d - 2), comb(n - 2, 2))
+        kings = (c * (bj * _value(kb["KING_OF_SPADES_PAIR_DEALER_BLACKJACK"]) + (1 - bj) * _value(kb["KING_OF_SPADES_PAIR"]))
+                 + 3 * c * _value(kb["SUITED_KINGS"]) + 12 * c * _value(kb["SUITED_QUEENS_JACKS_TENS"])
+                 + 28 * d * d * _value(kb["SUITED_20"]) + 6 * d * d * _value(kb["PAIR_OF_KINGS"])
+                 + 102 * d * d * _value(kb["ANY_20"])) / comb(n, 2)
+        assert kings == Fraction(RTP_BLACKJACK_SIDE[("kings-bounty", "B", d)]), d
 
 
 def _blazing_rtp(cells: dict, decks: int) -> Fraction:
