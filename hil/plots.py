@@ -292,8 +292,9 @@ def _lockout(plt, c, scenario: str) -> tuple[Any, str, dict]:
     rounds = sorted(c.brackets)
     lo = [c.brackets[r][0] * 1e3 for r in rounds]
     hi = [c.brackets[r][1] * 1e3 for r in rounds]
-    over = {i for i in range(len(rounds)) if lo[i] > budget_ms}
-    straddle = {i for i in range(len(rounds)) if lo[i] <= budget_ms < hi[i]}
+    state = [c.bracket_state(*c.brackets[r]) for r in rounds]  # the check's own rule at the budget
+    over = {i for i in range(len(rounds)) if state[i] == "over"}
+    straddle = {i for i in range(len(rounds)) if state[i] == "straddle"}
     viol = _finding_rounds(c)
     fig, ax = plt.subplots(figsize=(7.2, 2.6))
     idx = _subsample(len(rounds), over | straddle)

@@ -845,8 +845,17 @@ class Lockout(Check):
         self.lower.append(lo)
         self.upper.append(hi)
         self.brackets[rv.n] = (lo, hi)
-        if lo < budget - BUDGET_TOLERANCE_S and hi > budget + BUDGET_TOLERANCE_S:
+        if self.bracket_state(lo, hi) == "straddle":
             self.straddle += 1  # possibly over the budget, possibly within it: this round decides nothing
+
+    def bracket_state(self, lo_s: float, hi_s: float) -> str:
+        """A round's latency bracket (lo, hi] against the budget: "over" (the lock-out had not taken
+        effect at the budget: a press accepted there or later), "within" (locked out at or before it)
+        or "straddle" (either; the round decides nothing) — at the budget within BUDGET_TOLERANCE_S."""
+        budget = self.config.lockout_budget_s
+        if lo_s >= budget - BUDGET_TOLERANCE_S:
+            return "over"
+        return "within" if hi_s <= budget + BUDGET_TOLERANCE_S else "straddle"
 
     def _offsets(self, rv: RoundView, cmd) -> list[tuple[float, float, object]]:
         """Each press at or after the lock-out command, with its offset after the command as a

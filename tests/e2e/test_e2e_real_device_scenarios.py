@@ -54,7 +54,7 @@ def test_a_fault_scenario_on_a_device_without_control_is_not_applicable(tmp_path
     text = " ".join(res.output.split())
     assert "NOT APPLICABLE on this bench — NOT RUN" in text
     assert "fault-slow-lockout: devices.wagering is a real modbus device" in text
-    assert "lockout_latency_mean_s=0.03" in text and "cannot be applied" in text
+    assert "lockout_latency_mean_s=0.012" in text and "cannot be applied" in text
     report = json.loads((out / "report.json").read_text())
     by = {s["name"]: s for s in report["scenarios"]}
     na = by["fault-slow-lockout"]

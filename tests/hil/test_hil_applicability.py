@@ -27,7 +27,7 @@ REAL_WAGERING = '[devices.wagering]\nkind = "modbus"\nurl = "tcp://127.0.0.1:502
 def test_faults_for_a_device_without_control_make_the_scenario_not_applicable():
     sc = _sc("crazy_time/fault_slow_lockout.yaml")
     [reason] = not_applicable(sc, _bench(REAL_WAGERING))
-    assert "devices.wagering" in reason and "lockout_latency_mean_s=0.03" in reason and "fault knob(s)" in reason
+    assert "devices.wagering" in reason and "lockout_latency_mean_s=0.012" in reason and "fault knob(s)" in reason
     # with a control endpoint the knobs reach the stub; on the simulated bench, the model
     assert not not_applicable(sc, _bench(REAL_WAGERING + 'control = "tcp://127.0.0.1:5021"\n'))
     assert not not_applicable(sc, _bench('[devices.wagering]\nkind = "sim"\n'))
