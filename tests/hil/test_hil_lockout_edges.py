@@ -270,3 +270,53 @@ def test_a_slow_device_in_a_scenario_that_expects_the_lockout_to_pass_is_not_met
     r = run_scenario(scenario, load_bench(), load_rules(), tmp_path)
     assert r["outcome"] == "not met" and r["expectation_met"] is False
     assert r["unexpected_failures"] == ["CT-lockout"]
+
+
+# --- the lock-out counter end to end (the shipped pyvisa-sim counter), at 9.9 and 10.1 ms ---------
+
+COUNTER_SCENARIO = """\
+schema: 1
+name: counter-edge
+game: crazy-time
+seed: 4
+rounds: 2
+players: {count: 2}
+croupier: {betting_window_s: 2.0, between_rounds_s: 0.5}
+lockout: {budget_s: 0.010}
+"""
+#: a 53230A-class counter on clean edges: 0.1 ns resolution, 2 ppm timebase, 1 µs trigger and 1 µs
+#: systematic error — u ≈ 2.0 µs at 10 ms, far finer than the 0.1 ms between 9.9 and 10.1 ms
+PRECISE = 'resolution_s = 1e-10\ntimebase_ppm = 2.0\ntrigger_error_s = 0.000001\nsystematic_error_s = 0.000001\n'
+
+
+@pytest.mark.parametrize("interval_s, verdict", [(0.0099, "pass"), (0.0101, "fail")])
+def test_counter_intervals_at_the_budget_end_to_end(tmp_path, interval_s, verdict):
+    import json
+
+    from typer.testing import CliRunner
+
+    from hil.cli import app
+    from hil.transport.visa import SIM_COUNTER, SIM_RESOURCE, resource_manager
+
+    (tmp_path / "s.yaml").write_text(COUNTER_SCENARIO)
+    (tmp_path / "bench.toml").write_text(
+        'schema = 1\nname = "sim-with-counter"\ntime_scale = 100\n'
+        '[devices.wheel]\nkind = "sim"\n[devices.top_slot]\nkind = "sim"\n[devices.wagering]\nkind = "sim"\n'
+        f'[instruments.lockout_counter]\nresource = "{SIM_RESOURCE}"\nbackend = "{SIM_COUNTER}@sim"\n{PRECISE}')
+    sim = resource_manager(f"{SIM_COUNTER}@sim").open_resource(SIM_RESOURCE, read_termination="\n",
+                                                               write_termination="\n", timeout=1000)
+    try:
+        sim.write(f":SIM:TINT {interval_s!r}")
+        res = CliRunner().invoke(app, ["run", str(tmp_path / "s.yaml"), "--bench", str(tmp_path / "bench.toml"),
+                                       "--out", str(tmp_path / "out")])
+    finally:
+        sim.write(":SIM:TINT 0")
+        sim.close()
+    assert res.exit_code == (0 if verdict == "pass" else 1), res.output
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    check = next(c for c in report["scenarios"][0]["checks"] if c["id"] == "CT-lockout")
+    assert check["verdict"] == verdict, check["summary"]
+    m = {x["name"]: x for x in check["measurements"]}
+    u = 1e-10 + 2e-6 * interval_s + 1e-6 + 1e-6
+    assert m["lockout_latency_counter_max"]["value"] == pytest.approx(interval_s)
+    assert m["counter_uncertainty_max"]["value"] == pytest.approx(u)
