@@ -804,3 +804,37 @@ def test_crazy_time_paytable_wheel_and_top_slot_are_the_regulations():
     # § 690.4(c)'s example: 7× on the 5 pays 35 to 1
     top = crazy_time.TopSlotOutcome(crazy_time.Spot.FIVE, 7, True)
     assert cell(crazy_time.winning_odds(crazy_time.Spot.FIVE, top)) == T(35)
+
+
+#: the number wagers' exact RTP under the packaged reference Rules Submission
+#: (rules/data/crazy_time_reference.toml), as ``croupier rtp crazy-time`` reports it
+RTP_CRAZY_TIME_NUMBERS = {"1": "960799/1000000", "2": "1439243/1500000", "5": "2586059/2700000", "10": "430783/450000"}
+#: that submission's Top Slot (§ 690.3): P(the reels align), reel 1 and reel 2 weights
+REFERENCE_TOP_SLOT = (Fraction(86398, 100000),
+                      {"1": 20462, "2": 21426, "5": 12076, "10": 8363, "coin-flip": 6987, "cash-hunt": 6035,
+                       "pachinko": 6045, "crazy-time": 5004},
+                      {1: 30, 2: 25, 3: 15, 4: 10, 5: 8, 7: 5, 10: 4, 15: 2, 20: 1})
+
+
+def test_crazy_time_number_wagers_rtp_pinned_and_rederived():
+    """A number wager s wins on its sections (§ 690.1(a) counts of 54) at its § 690.4(a) odds times
+    the Top Slot multiplier applied to s (§ 690.4(c)): m when the reels align on s, else 1. So
+    RTP(s) = n_s/54 · (1 + odds_s · (1 + P(align)·P(reel 1 = s)·(E[reel 2] − 1))), from THIS
+    file's cells and the submission's Top Slot as transcribed above."""
+    from importlib import resources
+
+    from rules.rtp import crazy_time_rtp
+    from rules.submission import parse_rules_submission
+    text = resources.files("rules").joinpath("data/crazy_time_reference.toml").read_text(encoding="utf-8")
+    sub = parse_rules_submission(text)
+    align, reel1, reel2 = REFERENCE_TOP_SLOT
+    assert sub.top_slot.align_probability == align
+    assert {str(k): v for k, v in sub.top_slot.reel1_weights.items()} == reel1
+    assert {int(k): v for k, v in sub.top_slot.reel2_weights.items()} == reel2
+    got = {w.wager: w.rtp_exact for w in crazy_time_rtp(sub)}
+    e_m = Fraction(sum(m * w for m, w in reel2.items()), sum(reel2.values()))
+    for s, rtp in RTP_CRAZY_TIME_NUMBERS.items():
+        assert got[s] == Fraction(rtp), s
+        odds = EXPECTED_CRAZY_TIME_ODDS[s][1]
+        applied = 1 + align * Fraction(reel1[s], sum(reel1.values())) * (e_m - 1)
+        assert Fraction(EXPECTED_SECTION_COUNTS[s], 54) * (1 + odds * applied) == Fraction(rtp), s
