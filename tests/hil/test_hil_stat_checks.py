@@ -251,6 +251,8 @@ def test_section_chi2_pooled_bias_at_the_thresholds(target, verdict):
     shape = wobble(E_CT) if target == 0.5 else sector(E_CT, 17)
     # the same deviation both ways: the pooled p is the designed one
     half = counts_at(E_CT, shape, target, p_of=lambda c: uniform_p(2 * c))
+    if target == MARGIN * CT_LEVEL:  # between α/3 and α: a check without the correction fails it
+        assert CT_LEVEL < uniform_p(2 * half) < ALPHA
     res = _ct_judge(half, half)
     assert res.verdict == verdict, res.summary
 
@@ -268,6 +270,8 @@ def test_section_chi2_direction_only_bias(target, verdict):
     cw = counts_at(E_CT, sector(E_CT, 17), target)
     ccw = 2 * E_CT.astype(np.int64) - cw  # the mirror: pooled exactly 40 per section
     assert (ccw >= 0).all() and uniform_p(cw + ccw) == 1.0
+    if target == MARGIN * CT_LEVEL:
+        assert CT_LEVEL < uniform_p(cw) < ALPHA
     assert uniform_p(ccw) == uniform_p(cw)
     res = _ct_judge(cw, ccw)
     assert res.verdict == verdict, res.summary
@@ -474,8 +478,11 @@ def test_board_values_chi2_at_the_thresholds(target, verdict):
 def test_board_values_bonferroni_over_the_games_tested():
     """Two games tested: each at α/2 — a Cash Hunt p between α/2 and α passes, below α/2 fails."""
     fair_coin = board_counts("coin-flip", 5_000, 0.5)
-    for target, verdict in ((MARGIN * ALPHA / 2, "pass"), (ALPHA / 2 / MARGIN, "fail")):
+    _, p = weights("cash-hunt")
+    for target, verdict in ((ALPHA / math.sqrt(2), "pass"), (ALPHA / 2 / MARGIN, "fail")):
         ch = board_counts("cash-hunt", 21_600, target)
+        if verdict == "pass":  # between α/2 and α: a check without the correction fails it
+            assert ALPHA / 2 * 1.2 < ref_p(ch, 21_600 * p, merge=True) < ALPHA / 1.2
         res = judge(cb.BoardValues, boards("cash-hunt", ch) + boards("coin-flip", fair_coin, size=2),
                     BenchView(rules=RULES_JSON))
         assert res.verdict == verdict, (target, res.summary)
