@@ -1,0 +1,135 @@
+"""The mutation run: mutmut 3 over rules/ and hil/checks/ ([tool.mutmut] in pyproject.toml), in a
+copy of the repo (mutmut writes its ``mutants/`` tree and caches where it runs: never in the repo),
+and its survivors against the reviewed list ``tests/mutation/survivors.txt``.
+
+    python -m tests.mutation.mutmut_run --out out/mutation            # the whole scope (hours here)
+    python -m tests.mutation.mutmut_run --only 'rules/roulette_up.py' \\
+        --tests tests/rules/test_rules_roulette_up.py --tests tests/rules/test_paytables_literal.py
+
+``--only`` / ``--tests`` narrow the copy's [tool.mutmut] ``only_mutate`` / test selection (the repo's
+pyproject is never edited). The report: ``summary.json`` (counts per status), ``survivors.txt`` (one
+mutant name a line) and ``survivors.diff`` (each survivor's ``mutmut show``). Exit status 1 when a
+mutant survives that ``tests/mutation/survivors.txt`` does not list (a new gap, or an old one no
+one reviewed), 2 when the run itself broke (mutmut failed, or mutants left unchecked).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import tomllib
+from collections import Counter
+from pathlib import Path
+
+from tests.mutation.planted import REPO, copy_repo
+
+#: the reviewed survivors: ``mutant.name`` [# why it is equivalent or accepted]; one a line
+BASELINE = REPO / "tests" / "mutation" / "survivors.txt"
+#: statuses that mean the run did not judge the mutant: the run is broken, not the tests weak
+BROKEN = frozenset({"not checked", "check was interrupted by user", "suspicious", "segfault"})
+_LINE = re.compile(r"^\s+(\S+): (.+?)\s*$")
+
+
+def parse_results(text: str) -> dict[str, str]:
+    """``mutmut results --all true`` output -> {mutant name: status}."""
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        if m := _LINE.match(line):
+            out[m[1]] = m[2]
+    return out
+
+
+def read_baseline(path: Path = BASELINE) -> set[str]:
+    """The mutant names of the reviewed-survivors file (comments after ``#`` and blank lines skipped)."""
+    if not path.is_file():
+        return set()
+    return {s for line in path.read_text(encoding="utf-8").splitlines() if (s := line.split("#", 1)[0].strip())}
+
+
+def judge(results: dict[str, str], baseline: set[str]) -> tuple[list[str], list[str], list[str]]:
+    """(new survivors — not in the baseline, sorted; survivors the baseline accepts; mutants the run
+    did not judge). ``timeout`` counts as killed (the mutant hangs the code: a test noticed)."""
+    survived = sorted(k for k, v in results.items() if v == "survived")
+    broken = sorted(k for k, v in results.items() if v in BROKEN)
+    return [s for s in survived if s not in baseline], [s for s in survived if s in baseline], broken
+
+
+def narrow(pyproject: Path, only: list[str], tests: list[str]) -> None:
+    """Rewrite the copy's [tool.mutmut] only_mutate / test selection (TOML lists, one line each)."""
+    text = pyproject.read_text(encoding="utf-8")
+    for key, values in (("only_mutate", only), ("pytest_add_cli_args_test_selection", tests)):
+        if values:
+            text, n = re.subn(rf"^{key} = .*$", f"{key} = {json.dumps(values)}", text, flags=re.M)
+            if n != 1:
+                raise SystemExit(f"pyproject.toml: no single '{key} = ...' line in [tool.mutmut] to narrow")
+    tomllib.loads(text)
+    pyproject.write_text(text, encoding="utf-8")
+
+
+def run(work: Path, *, only: list[str] = (), tests: list[str] = (), max_children: int = 2,
+        mutmut: str | None = None) -> dict[str, str]:
+    """Copy the repo to ``work``/repo, run mutmut there, return {mutant: status}."""
+    root = copy_repo(work / "repo")
+    narrow(root / "pyproject.toml", list(only), list(tests))
+    exe = mutmut or str(Path(sys.executable).with_name("mutmut"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    env.update(CROUPIER_REPORT_PLOTS="0", OPENBLAS_NUM_THREADS="1", PYTHONHASHSEED="0")
+    proc = subprocess.run([exe, "run", "--max-children", str(max_children)], cwd=root, env=env,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    if proc.returncode:
+        raise RuntimeError(f"mutmut run failed (exit {proc.returncode}): {proc.stderr[-3000:]}")
+    res = subprocess.run([exe, "results", "--all", "true"], cwd=root, env=env, capture_output=True, text=True, check=True)
+    return parse_results(res.stdout)
+
+
+def show(work: Path, names: list[str], mutmut: str | None = None) -> str:
+    exe = mutmut or str(Path(sys.executable).with_name("mutmut"))
+    parts = []
+    for name in names:
+        p = subprocess.run([exe, "show", name], cwd=work / "repo", capture_output=True, text=True)
+        parts.append(p.stdout if p.returncode == 0 else f"# {name}: mutmut show failed: {p.stderr.strip()}\n")
+    return "\n".join(parts)
+
+
+def report(results: dict[str, str], out: Path, diffs: str) -> dict:
+    out.mkdir(parents=True, exist_ok=True)
+    counts = Counter(results.values())
+    survived = sorted(k for k, v in results.items() if v == "survived")
+    by_module = Counter(k.rsplit(".", 1)[0] for k in survived)  # rules.roulette_up.xǁStreakStateǁadd__mutmut_5
+    summary = {"mutants": len(results), "by_status": dict(sorted(counts.items())), "survived": len(survived),
+               "survived_by_module": dict(by_module.most_common()),
+               "killed_ratio": (counts["killed"] + counts["timeout"]) / len(results) if results else None}
+    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    (out / "survivors.txt").write_text("".join(f"{s}\n" for s in survived), encoding="utf-8")
+    (out / "survivors.diff").write_text(diffs, encoding="utf-8")
+    return summary
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m tests.mutation.mutmut_run", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", type=Path, default=REPO / "out" / "mutation", help="the report folder")
+    ap.add_argument("--only", action="append", default=[], help="only_mutate glob (repeatable)")
+    ap.add_argument("--tests", action="append", default=[], help="test path for the selection (repeatable)")
+    ap.add_argument("--max-children", type=int, default=2)
+    ap.add_argument("--keep", type=Path, help="run in this folder and keep it (default: a temp folder)")
+    args = ap.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="croupier-mutmut-") as tmp:
+        work = args.keep or Path(tmp)
+        results = run(work, only=args.only, tests=args.tests, max_children=args.max_children)
+        new, accepted, broken = judge(results, read_baseline())
+        summary = report(results, args.out, show(work, new + accepted))
+    print(json.dumps(summary, indent=2))
+    print(f"{len(new)} new survivor(s) (not in {BASELINE.relative_to(REPO)}), {len(accepted)} reviewed, "
+          f"{len(broken)} not judged; report in {args.out}")
+    for s in new:
+        print(f"  SURVIVED {s}")
+    return 2 if broken or not results else (1 if new else 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,92 @@
+"""The mutation tier: mutmut over rules/ and hil/checks/ (tests/mutation/mutmut_run.py), and the
+judging of its results against the reviewed survivors (tests/mutation/survivors.txt).
+
+The run (``@pytest.mark.mutation``) runs only with CROUPIER_MUTATION=1 (``make mutation``): hours
+on this machine. The judging is unit-tested in the default suite on mutmut's own output format."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.mutation.mutmut_run import BASELINE, judge, narrow, parse_results, read_baseline, report, run, show
+
+RESULTS = """\
+    rules.roulette_up.x__payout__mutmut_1: killed
+    rules.roulette_up.x__payout__mutmut_2: survived
+    rules.roulette_up.xǁStreakStateǁadd__mutmut_7: survived
+    hil.checks.crazy_time.xǁSectionUniformityǁverdict__mutmut_3: timeout
+    hil.checks.crazy_time.xǁLockoutǁobserve__mutmut_9: not checked
+    hil.checks.crazy_time.xǁLockoutǁobserve__mutmut_10: no tests
+"""
+
+
+def test_results_are_read_as_mutmut_prints_them():
+    r = parse_results("some progress line\n" + RESULTS)
+    assert r == {"rules.roulette_up.x__payout__mutmut_1": "killed", "rules.roulette_up.x__payout__mutmut_2": "survived",
+                 "rules.roulette_up.xǁStreakStateǁadd__mutmut_7": "survived",
+                 "hil.checks.crazy_time.xǁSectionUniformityǁverdict__mutmut_3": "timeout",
+                 "hil.checks.crazy_time.xǁLockoutǁobserve__mutmut_9": "not checked",
+                 "hil.checks.crazy_time.xǁLockoutǁobserve__mutmut_10": "no tests"}
+
+
+def test_a_survivor_the_baseline_does_not_list_is_new(tmp_path):
+    base = tmp_path / "survivors.txt"
+    base.write_text("# reviewed\nrules.roulette_up.x__payout__mutmut_2  # the message text only\n\n", encoding="utf-8")
+    new, accepted, broken = judge(parse_results(RESULTS), read_baseline(base))
+    assert new == ["rules.roulette_up.xǁStreakStateǁadd__mutmut_7"]
+    assert accepted == ["rules.roulette_up.x__payout__mutmut_2"]
+    assert broken == ["hil.checks.crazy_time.xǁLockoutǁobserve__mutmut_9"]  # unchecked: the run broke
+    assert judge(parse_results(RESULTS), set())[0] == ["rules.roulette_up.x__payout__mutmut_2",
+                                                       "rules.roulette_up.xǁStreakStateǁadd__mutmut_7"]
+
+
+def test_the_report_counts_each_status_and_lists_the_survivors(tmp_path):
+    s = report(parse_results(RESULTS), tmp_path, "diffs")
+    assert s["mutants"] == 6 and s["survived"] == 2
+    assert s["by_status"] == {"killed": 1, "no tests": 1, "not checked": 1, "survived": 2, "timeout": 1}
+    assert s["survived_by_module"] == {"rules.roulette_up": 2}
+    assert s["killed_ratio"] == pytest.approx(2 / 6)
+    assert (tmp_path / "survivors.txt").read_text(encoding="utf-8").split() == [
+        "rules.roulette_up.x__payout__mutmut_2", "rules.roulette_up.xǁStreakStateǁadd__mutmut_7"]
+    assert json.loads((tmp_path / "summary.json").read_text(encoding="utf-8")) == s
+
+
+def test_narrowing_rewrites_only_the_copys_mutmut_lists(tmp_path):
+    p = tmp_path / "pyproject.toml"
+    p.write_text('[tool.mutmut]\nonly_mutate = ["rules/*"]\npytest_add_cli_args_test_selection = ["tests/rules"]\n',
+                 encoding="utf-8")
+    narrow(p, ["rules/roulette_up.py"], [])
+    assert p.read_text(encoding="utf-8") == ('[tool.mutmut]\nonly_mutate = ["rules/roulette_up.py"]\n'
+                                             'pytest_add_cli_args_test_selection = ["tests/rules"]\n')
+    (tmp_path / "bad.toml").write_text("[tool.mutmut]\n", encoding="utf-8")
+    with pytest.raises(SystemExit, match="only_mutate"):
+        narrow(tmp_path / "bad.toml", ["x.py"], [])
+
+
+def test_the_reviewed_survivors_are_mutant_names_each_with_its_reason():
+    assert BASELINE.is_file()
+    for line in BASELINE.read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        name, sep, why = line.partition("#")
+        assert name.strip().startswith(("rules.", "hil.checks.")) and "__mutmut_" in name, line
+        assert sep and why.strip(), f"{name.strip()}: a reviewed survivor says why it is accepted"
+
+
+@pytest.mark.mutation
+def test_no_unreviewed_mutant_survives(tmp_path):
+    """The whole [tool.mutmut] scope. CROUPIER_MUTATION_ONLY / CROUPIER_MUTATION_TESTS (comma
+    separated) narrow it; the report goes to CROUPIER_MUTATION_OUT (default: the test's tmp dir)."""
+    only = [s for s in os.environ.get("CROUPIER_MUTATION_ONLY", "").split(",") if s]
+    tests = [s for s in os.environ.get("CROUPIER_MUTATION_TESTS", "").split(",") if s]
+    out = Path(os.environ.get("CROUPIER_MUTATION_OUT") or tmp_path / "report")
+    results = run(tmp_path, only=only, tests=tests)
+    new, accepted, broken = judge(results, read_baseline())
+    summary = report(results, out, show(tmp_path, new + accepted))
+    assert results and not broken, f"mutmut left {len(broken)} mutant(s) unjudged: {broken[:10]}"
+    assert not new, (f"{len(new)} mutant(s) survive that {BASELINE.name} does not list (report in {out}: "
+                     f"{summary}):\n" + "\n".join(new[:50]))
