@@ -27,6 +27,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from rules.mc import cards  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from mc_speed import cpu_rate  # noqa: E402  (one timing rule for both benches)
+
 #: (label, game, options keywords)
 RUNS = (
     ("21+3, 11 paytables, 6 decks", "twenty-one-plus-three", {}),
@@ -44,28 +47,14 @@ RUNS = (
 CHUNK = 1 << 20
 
 
-def cpu_rate(fn, units: int, repeat: int, min_s: float = 0.3) -> float:
-    best = 0.0
-    for _ in range(repeat):
-        calls, t0 = 0, time.process_time()
-        while True:
-            fn()
-            calls += 1
-            dt = time.process_time() - t0
-            if dt >= min_s:
-                break
-        best = max(best, calls * units / dt)
-    return best
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
     rng = np.random.Generator(np.random.PCG64(1))
     size = 1 << 24
-    limit = cpu_rate(lambda: rng.integers(0, 52, size), size, args.repeat)
-    limit16 = cpu_rate(lambda: rng.integers(0, 52, size, dtype=np.uint16), size, args.repeat)
+    limit = cpu_rate(lambda: rng.integers(0, 52, size), size, min_s=0.3, repeat=args.repeat)
+    limit16 = cpu_rate(lambda: rng.integers(0, 52, size, dtype=np.uint16), size, min_s=0.3, repeat=args.repeat)
     out: dict = {"rng_ints_per_s": limit, "rng_uint16_per_s": limit16, "hands_per_s": {}}
     print(f"numpy PCG64 integers: {limit / 1e6:.0f} M/s int64, {limit16 / 1e6:.0f} M/s uint16 (per core)")
     print(f"{'wager':34} {'M hands/s':>10} {'/ int64 limit':>14} {'goal 1 M/s':>11}")
@@ -73,7 +62,7 @@ def main() -> None:
         game = cards.GAMES[name]
         options = game.options(**kw)
         game.kernel(rng, 1024, options)  # warm the paytables' caches
-        rate = cpu_rate(lambda: game.kernel(rng, CHUNK, options), CHUNK, args.repeat)
+        rate = cpu_rate(lambda: game.kernel(rng, CHUNK, options), CHUNK, min_s=0.3, repeat=args.repeat)
         out["hands_per_s"][label] = rate
         print(f"{label:34} {rate / 1e6:10.2f} {rate / limit:14.4f} {rate / 1e6:10.1f}x")
     out["cards_hands_per_s"] = min(out["hands_per_s"].values())
