@@ -1,6 +1,9 @@
 """The mutation tier (``@pytest.mark.mutation``, tests/mutation/test_mutmut.py) runs only with
 CROUPIER_MUTATION=1 (``make mutation``): a mutmut run over rules/ and hil/checks/ takes hours on
-this machine, past any suite's budget. The planted-bug tests (``slow``) run in ``make test``."""
+this machine, past any suite's budget. The planted-bug runs (each bug applied to a copy of the repo and its
+catchers run there in a pytest subprocess: ~2 CPU-minutes) are in this tier too: in `make test` they starved
+the timing-sensitive PTY conformance tests running beside them. `make test` keeps the catalogue's own checks
+(each patch applies once and compiles, each catcher exists) and the catchers themselves."""
 
 from __future__ import annotations
 

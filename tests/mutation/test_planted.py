@@ -76,7 +76,7 @@ def test_a_stale_anchor_is_an_error_not_a_silent_no_op(tmp_path):
 
 
 # --------------------------------------------------------------------------- the bugs (slow)
-@pytest.mark.slow
+@pytest.mark.mutation
 def test_the_catchers_pass_on_the_unpatched_copy(tmp_path):
     """Without it a catcher that fails anyway would 'catch' every bug. The copy imports its own
     modules (not the repo the venv installed), and has no ../shared/regulations beside it."""
@@ -88,7 +88,7 @@ def test_the_catchers_pass_on_the_unpatched_copy(tmp_path):
     assert status == 0 and not failed, f"catchers fail without any planted bug (exit {status}): {failed}\n{tail}"
 
 
-@pytest.mark.slow
+@pytest.mark.mutation
 @pytest.mark.parametrize("bug", PLANTED, ids=lambda b: b.name)
 def test_the_planted_bug_is_caught(bug: PlantedBug, tmp_path):
     missing = missing_catchers(bug)
@@ -98,7 +98,7 @@ def test_the_planted_bug_is_caught(bug: PlantedBug, tmp_path):
                       f"(pytest exit {o.status}):\n{o.tail}")
 
 
-@pytest.mark.slow
+@pytest.mark.mutation
 def test_a_bug_its_catchers_miss_is_reported_survived(tmp_path):
     """The harness itself can fail: a real planted bug run against a test that does not look at
     it comes back not caught (exit 0, nothing failed)."""
