@@ -6,9 +6,8 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.croupier-installed
 OUT    ?= out
 PYTEST_ARGS ?=
-# Test workers: two, one per core. Three finish sooner (a third of the suite waits on real time:
-# 8 min against 11 on a fresh clone), but two of four such runs lost a real-time test to the
-# contention: timing on a shared machine must not decide a verdict. WORKERS=3 make test to try.
+# Workers of make test's CPU-bound tier (tests/run_phases.py): two, one per core; its real-time tier
+# runs one test at a time beside them (WORKERS=3 no longer speeds it: the real-time tier sets the pace).
 WORKERS ?= 2
 
 .PHONY: run test test-quick soak mutation bench clean
@@ -22,11 +21,12 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/croupier run --out $(OUT)
 
-# Two phases: the suite over $(WORKERS) workers, then the pty real-time tests (marker quiet_machine) alone,
-# so no neighbour's CPU decides a timing verdict (three fresh-clone runs each lost one such test).
+# The suite's two tiers side by side (tests/run_phases.py): the real-time tier (tests/e2e and
+# tests/conformance, marker quiet_machine) one test at a time at normal priority, and beside it the
+# CPU-bound rest over $(WORKERS) workers at idle priority (SCHED_IDLE), so no neighbour's CPU decides
+# a timing verdict (six fresh-clone runs that shared the CPUs each lost one to three such verdicts).
 test: $(STAMP)
-	$(BIN)/python -m pytest -n $(WORKERS) --maxschedchunk 1 -m 'not quiet_machine' $(PYTEST_ARGS)
-	$(BIN)/python -m pytest -n 0 -m quiet_machine $(PYTEST_ARGS)
+	WORKERS=$(WORKERS) $(BIN)/python tests/run_phases.py $(PYTEST_ARGS)
 
 test-quick: $(STAMP)
 	$(BIN)/python -m pytest -n $(WORKERS) --maxschedchunk 1 -m 'not slow' $(PYTEST_ARGS)

@@ -126,10 +126,21 @@ LONG_FIRST = (
 SOAK = os.environ.get("CROUPIER_SOAK") == "1"
 
 
+#: the real-time tiers (stubs and wheels over ptys and loopback at time_scale up to 20x, judged on
+#: wall-clock timing): `make test` runs them in a phase of their own (marker quiet_machine), after
+#: the CPU-bound tests, so the Monte Carlo, statistics and whole-suite tests never starve them
+REAL_TIME_DIRS = ("tests/e2e/", "tests/conformance/")
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects: it reads the quiet_machine marker set here
 def pytest_collection_modifyitems(config, items):
     """``LONG_FIRST`` in its order, then the other ``slow`` tests (long by their mark: a new one is
     not left to the end before it is measured and listed), then the rest; each group keeps its order.
-    Without CROUPIER_SOAK=1 the ``soak`` tests are skipped, with the reason."""
+    Without CROUPIER_SOAK=1 the ``soak`` tests are skipped, with the reason. The real-time tiers
+    (``REAL_TIME_DIRS``) get the ``quiet_machine`` marker."""
+    for item in items:
+        if any(d in item.nodeid for d in REAL_TIME_DIRS):
+            item.add_marker(pytest.mark.quiet_machine)
     if not SOAK:
         skip = pytest.mark.skip(reason="the soak tier (minutes): make soak, or CROUPIER_SOAK=1 make test")
         for item in items:

@@ -9,10 +9,6 @@ from firmware_stubs.launch import launch
 from hil.conformance import BadInput, run
 from tests.conformance.peers import FAST_TOP_SLOT, FAST_WHEEL, param_args
 
-# judged on wall-clock timing over a pty: `make test` runs these after the parallel phase, alone
-# (marker quiet_machine), so a neighbour test's CPU never decides a verdict
-pytestmark = pytest.mark.quiet_machine
-
 
 def failing(report) -> dict[str, str]:
     return {v.id: v.detail for v in report.verdicts if v.status == "fail"}
