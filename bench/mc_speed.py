@@ -115,6 +115,37 @@ def _cpu(procs) -> float:
     return total
 
 
+def _warm(_: int) -> int:
+    import os
+    return os.getpid()
+
+
+def plain_processes(name: str, rounds: int, chunk: int, options: dict) -> dict:
+    """The same chunks on two plain processes (no Dask: half the chunks each, one task each, imports
+    warmed first): the most two processes get out of this machine's two cores on this work, so the
+    Dask ratio is read against it. Its CPU per chunk against one process's shows what running on
+    both cores at once costs each (shared caches and memory, a host's sibling threads)."""
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+
+    import psutil
+
+    from hil.mc import chunk_sizes, play_chunks
+
+    sizes = chunk_sizes(rounds, chunk)
+    seeds = np.random.SeedSequence(2026).spawn(len(sizes))
+    with ProcessPoolExecutor(2, mp_context=mp.get_context("spawn")) as ex:
+        procs = [psutil.Process(p) for p in set(ex.map(_warm, range(8)))]
+        list(ex.map(play_chunks, [name] * 2, [sizes[:1]] * 2, [seeds[:1]] * 2, [options] * 2))  # warm the kernel
+        before, t0 = _cpu(procs), time.perf_counter()
+        halves = [ex.submit(play_chunks, name, sizes[i::2], seeds[i::2], options) for i in (0, 1)]
+        for f in halves:
+            f.result()
+        wall = time.perf_counter() - t0
+        cpu = _cpu(procs) - before
+    return {"wall_s": wall, "cpu_s": cpu, "processes": len(procs)}
+
+
 def scaling(seconds: float, single_rate: dict) -> dict:
     """W=1 in-process against W=2 Dask workers on the same rounds, seed and chunks."""
     import os
@@ -143,6 +174,7 @@ def scaling(seconds: float, single_rate: dict) -> dict:
         two = run_mc(name, rounds, 2026, options, chunk=chunk, client=client)
         w2 = time.perf_counter() - t0
         cpu2_workers, cpu2_main = _cpu(workers) - before, _cpu([me]) - main_before
+    plain = plain_processes(name, rounds, chunk, options)
     small = 8 * (chunk // 64)
     ref = run_mc(name, small, 5, options, chunk=chunk // 64)
     with dask_client(4) as client4:
@@ -153,6 +185,8 @@ def scaling(seconds: float, single_rate: dict) -> dict:
             "cluster_startup_s": startup, "ratio_2_workers": w1 / w2,
             "worker_core_share": cpu2_workers / (2 * w2), "dask_cpu_overhead": cpu_ratio,
             "ratio_2_workers_on_idle_cores": 2 / cpu_ratio,
+            "wall_s_2_plain": plain["wall_s"], "cpu_s_2_plain": plain["cpu_s"],
+            "ratio_2_plain_processes": w1 / plain["wall_s"], "dask_against_plain": plain["wall_s"] / w2,
             "bit_identical_1_2": one.figures_json() == two.figures_json(),
             "bit_identical_1_4": ref.figures_json() == four.figures_json()}
 
@@ -198,6 +232,7 @@ def main() -> None:
     sc = scaling(args.seconds, single)
     out["scaling"] = sc
     out["ratio_2_workers"] = sc.get("ratio_2_workers")
+    out["ratio_2_plain_processes"] = sc.get("ratio_2_plain_processes")
     out["bit_identical"] = bool(sc.get("bit_identical_1_2") and sc.get("bit_identical_1_4"))
     if sc["game"]:
         print(f"Dask scaling, {sc['game']}: {sc['rounds']:,} rounds in {sc['chunks']} chunks of {sc['chunk']:,}; "
@@ -207,6 +242,10 @@ def main() -> None:
               f"{sc['cpu_s_2_main']:.2f} s (Dask's overhead {sc['dask_cpu_overhead']:.2f}x the CPU: "
               f"{sc['ratio_2_workers_on_idle_cores']:.2f}x on two idle cores); each worker had "
               f"{sc['worker_core_share']:.0%} of a core")
+        print(f"  the machine's ceiling: the same chunks on two plain processes (no Dask, half each) "
+              f"{sc['wall_s_2_plain']:.2f} s: {sc['ratio_2_plain_processes']:.2f}x, their CPU {sc['cpu_s_2_plain']:.2f} s "
+              f"({sc['cpu_s_2_plain'] / sc['cpu_s_1']:.2f}x one process's for the same chunks); Dask reaches "
+              f"{sc['dask_against_plain']:.0%} of it")
         print(f"  figures identical W=1/W=2: {sc['bit_identical_1_2']}, W=1/W=4: {sc['bit_identical_1_4']}")
         if sc["worker_core_share"] < 0.8:
             print("  (the workers did not get a core each: this machine is shared, and Linux's autogroup "

@@ -297,7 +297,9 @@ class TopSlotCheck(Check):
     Slot multiplier spin shall commence concurrently with the spinning of the Crazy Time wheel
     … (1) If the first reel (betting option) and second reel (multiplier) align, then the
     multiplier shown shall be applied to the betting option shown. (2) If [they] do not align …
-    then no Top Slot multiplier shall be applied." """
+    then no Top Slot multiplier shall be applied." "Concurrently": the Top Slot's start stamp less
+    the wheel's within ±``top_slot_start_tolerance_s``, judged with both devices' clock
+    uncertainties (docs/wire/clock.md): a spin in between is undecided, never a pass."""
 
     id = "CT-690.3-top-slot"
     section = "§ 690.3(b), (b)(1)–(2), (c), (c)(1)–(2)"
@@ -306,6 +308,7 @@ class TopSlotCheck(Check):
     def __init__(self, config):
         super().__init__(config)
         self.offsets: list[float] = []
+        self.undecided: list[tuple[int, float, float]] = []  # (round, offset, the two clocks' uncertainty)
         self.aligned = 0
         self.settled = 0
 
@@ -339,11 +342,20 @@ class TopSlotCheck(Check):
                 self.finding(rv.n, a.command, "Top Slot not spun (no start/stop report) with this spin")
                 continue
             if a.wheel_start is not None:
+                # each start on its device's clock, mapped into the rig's time with an uncertainty
+                # (a real device's clock map; 0 in simulation): concurrent only when the offset is
+                # within the tolerance by more than the two uncertainties, not concurrent only when it
+                # is outside by more than them; in between the spin is undecided, never a pass
                 off = _t(a.top_start) - _t(a.wheel_start)
+                u = (rv.clock_uncertainty_s.get(a.top_start.device, 0.0)
+                     + rv.clock_uncertainty_s.get(a.wheel_start.device, 0.0))
                 self.offsets.append(off)
-                if abs(off) > tol:
+                if abs(off) - u > tol:
                     self.finding(rv.n, a.top_start, f"Top Slot started {off * 1e3:+.1f} ms from the wheel "
-                                 f"(tolerance ±{tol * 1e3:.1f} ms)")
+                                 f"(tolerance ±{tol * 1e3:.1f} ms" + (f"; the clocks' uncertainty ±{u * 1e3:.1f} ms)"
+                                                                      if u else ")"))
+                elif abs(off) + u > tol:
+                    self.undecided.append((rv.n, off, u))
             stop = a.top_stop.payload
             off1, off2 = stop.get("spot") not in TOP_SLOT_REEL1, stop.get("multiplier") not in TOP_SLOT_REEL2
             if off1 or off2:
@@ -380,11 +392,19 @@ class TopSlotCheck(Check):
         m = [Measurement("start_offset_worst", worst, "s",
                          limit=f"|offset| <= {self.config.top_slot_start_tolerance_s} s"),
              Measurement("rounds_settled", self.settled, "rounds"),
-             Measurement("aligned_rate", self.aligned / self.settled if self.settled else None, "1")]
+             Measurement("aligned_rate", self.aligned / self.settled if self.settled else None, "1"),
+             Measurement("start_offsets_undecided", len(self.undecided), "spins",
+                         limit="0 (|offset| within the tolerance by more than the clocks' uncertainty)")]
         if self.failed:
             return "fail", f"{self._findings_total} Top Slot deviation(s)", m
         if not self.offsets:
             return "indeterminate", "no Top Slot spins in the trace", m
+        if self.undecided:
+            n, off, u = max(self.undecided, key=lambda x: abs(x[1]))
+            return "indeterminate", (f"{len(self.undecided)} spin(s) whose Top Slot start is within the clocks' "
+                                     f"uncertainty of the ±{self.config.top_slot_start_tolerance_s * 1e3:.1f} ms "
+                                     f"tolerance (round {n}: {off * 1e3:+.1f} ± {u * 1e3:.1f} ms): not provably "
+                                     "concurrent"), m
         return "pass", "Top Slot spun with every push, concurrently, applied only when aligned", m
 
 
