@@ -59,6 +59,52 @@ def judge(results: dict[str, str], baseline: set[str]) -> tuple[list[str], list[
     return [s for s in survived if s not in baseline], [s for s in survived if s in baseline], broken
 
 
+def function_of(mutant: str) -> tuple[str, str]:
+    """A mutant's (module, qualified function name): ``rules.roulette_up.x__payout__mutmut_1`` ->
+    (``rules.roulette_up``, ``_payout``); ``…xǁStreakStateǁadd__mutmut_7`` -> (…, ``StreakState.add``)."""
+    module, mangled = mutant.rsplit(".", 1)
+    mangled = re.sub(r"__mutmut_\d+$", "", mangled)
+    if mangled.startswith("xǁ"):
+        return module, ".".join(mangled[2:].split("ǁ"))
+    return module, mangled[2:]
+
+
+#: run in a fresh interpreter at the copy's root: every function of the mutated packages that
+#: runs while they are imported (tables built at import), as "module:qualname" lines
+_IMPORT_PROBE = r"""
+import importlib, pkgutil, sys
+called = set()
+def prof(frame, event, arg):
+    if event == "call":
+        m = frame.f_globals.get("__name__", "")
+        if m.startswith(PREFIXES):
+            called.add(m + ":" + frame.f_code.co_qualname)
+sys.setprofile(prof)
+for pkg in PACKAGES:
+    mod = importlib.import_module(pkg)
+    for info in pkgutil.walk_packages(mod.__path__, pkg + "."):
+        importlib.import_module(info.name)
+sys.setprofile(None)
+print("\n".join(sorted(called)))
+"""
+
+
+def import_time_functions(root: Path, packages: tuple[str, ...] = ("rules", "hil.checks")) -> set[tuple[str, str]]:
+    """The functions of ``packages`` that run while they are imported, from the unmutated sources
+    at ``root``. mutmut runs each mutant in a fork of a process that has imported everything
+    already: a mutant of such a function is never executed where the module-level tables it built
+    are read, so it "survives" whatever the tests pin (the paytables are pinned cell by cell in
+    tests/rules/test_paytables_literal.py). The report lists these apart: unjudged by mutmut's
+    model, not evidence of a weak test."""
+    code = f"PACKAGES = {packages!r}\nPREFIXES = {tuple(packages)!r}\n" + _IMPORT_PROBE
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "MUTANT_"))}
+    env["PYTHONPATH"] = str(root)
+    p = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True, timeout=600)
+    if p.returncode:
+        raise RuntimeError(f"the import probe failed: {p.stderr[-2000:]}")
+    return {tuple(line.split(":", 1)) for line in p.stdout.splitlines() if ":" in line}
+
+
 def narrow(pyproject: Path, only: list[str], tests: list[str]) -> None:
     """Rewrite the copy's [tool.mutmut] only_mutate / test selection (TOML lists, one line each)."""
     text = pyproject.read_text(encoding="utf-8")
@@ -87,6 +133,15 @@ def run(work: Path, *, only: list[str] = (), tests: list[str] = (), max_children
     return parse_results(res.stdout)
 
 
+def results_of(work: Path, mutmut: str | None = None) -> dict[str, str]:
+    """{mutant: status} of the mutmut run kept in ``work``/repo."""
+    exe = mutmut or str(Path(sys.executable).with_name("mutmut"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    res = subprocess.run([exe, "results", "--all", "true"], cwd=work / "repo", env=env, capture_output=True,
+                         text=True, check=True)
+    return parse_results(res.stdout)
+
+
 def show(work: Path, names: list[str], mutmut: str | None = None) -> str:
     exe = mutmut or str(Path(sys.executable).with_name("mutmut"))
     parts = []
@@ -96,16 +151,29 @@ def show(work: Path, names: list[str], mutmut: str | None = None) -> str:
     return "\n".join(parts)
 
 
-def report(results: dict[str, str], out: Path, diffs: str) -> dict:
+def report(results: dict[str, str], out: Path, diffs: str, import_time: set[tuple[str, str]] = frozenset()) -> dict:
+    """The report files and their summary. ``import_time`` (``import_time_functions``): the
+    survivors of those functions are counted apart (``survived_import_time``) and listed in
+    ``survivors_import_time.txt``; ``survivors.txt`` holds the others."""
     out.mkdir(parents=True, exist_ok=True)
     counts = Counter(results.values())
-    survived = sorted(k for k, v in results.items() if v == "survived")
+    survived_all = sorted(k for k, v in results.items() if v == "survived")
+    at_import = [k for k in survived_all if function_of(k) in import_time]
+    survived = [k for k in survived_all if function_of(k) not in import_time]
     by_module = Counter(k.rsplit(".", 1)[0] for k in survived)  # rules.roulette_up.xǁStreakStateǁadd__mutmut_5
+    judged = counts["killed"] + counts["timeout"] + len(survived_all)
     summary = {"mutants": len(results), "by_status": dict(sorted(counts.items())), "survived": len(survived),
                "survived_by_module": dict(by_module.most_common()),
-               "killed_ratio": (counts["killed"] + counts["timeout"]) / len(results) if results else None}
+               "survived_import_time": len(at_import),
+               "survived_import_time_by_module": dict(Counter(k.rsplit(".", 1)[0] for k in at_import).most_common()),
+               "no_tests_by_module": dict(Counter(k.rsplit(".", 1)[0] for k, v in results.items()
+                                                  if v == "no tests").most_common()),
+               "killed_ratio": (counts["killed"] + counts["timeout"]) / len(results) if results else None,
+               "killed_ratio_of_run_time_mutants_tested": ((counts["killed"] + counts["timeout"])
+                                                           / (judged - len(at_import)) if judged > len(at_import) else None)}
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     (out / "survivors.txt").write_text("".join(f"{s}\n" for s in survived), encoding="utf-8")
+    (out / "survivors_import_time.txt").write_text("".join(f"{s}\n" for s in at_import), encoding="utf-8")
     (out / "survivors.diff").write_text(diffs, encoding="utf-8")
     return summary
 
@@ -117,12 +185,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tests", action="append", default=[], help="test path for the selection (repeatable)")
     ap.add_argument("--max-children", type=int, default=2)
     ap.add_argument("--keep", type=Path, help="run in this folder and keep it (default: a temp folder)")
+    ap.add_argument("--report-only", action="store_true",
+                    help="no run: report on the mutmut run kept in --keep (an interrupted one too)")
     args = ap.parse_args(argv)
+    if args.report_only and not args.keep:
+        ap.error("--report-only reads the run kept in --keep FOLDER")
     with tempfile.TemporaryDirectory(prefix="croupier-mutmut-") as tmp:
         work = args.keep or Path(tmp)
-        results = run(work, only=args.only, tests=args.tests, max_children=args.max_children)
+        if args.report_only:
+            results = results_of(work)
+        else:
+            results = run(work, only=args.only, tests=args.tests, max_children=args.max_children)
         new, accepted, broken = judge(results, read_baseline())
-        summary = report(results, args.out, show(work, new + accepted))
+        at_import = import_time_functions(work / "repo")
+        new = [k for k in new if function_of(k) not in at_import]
+        summary = report(results, args.out, show(work, new + accepted), at_import)
     print(json.dumps(summary, indent=2))
     print(f"{len(new)} new survivor(s) (not in {BASELINE.relative_to(REPO)}), {len(accepted)} reviewed, "
           f"{len(broken)} not judged; report in {args.out}")

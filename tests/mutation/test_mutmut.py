@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.mutation.mutmut_run import BASELINE, judge, narrow, parse_results, read_baseline, report, run, show
+from tests.mutation.mutmut_run import (BASELINE, function_of, import_time_functions, judge, narrow, parse_results,
+                                       read_baseline, report, run, show)
 
 RESULTS = """\
     rules.roulette_up.x__payout__mutmut_1: killed
@@ -55,6 +56,33 @@ def test_the_report_counts_each_status_and_lists_the_survivors(tmp_path):
     assert json.loads((tmp_path / "summary.json").read_text(encoding="utf-8")) == s
 
 
+def test_a_mutant_names_its_function():
+    assert function_of("rules.roulette_up.x__payout__mutmut_12") == ("rules.roulette_up", "_payout")
+    assert function_of("rules.mc.crazy_time.x_play__mutmut_3") == ("rules.mc.crazy_time", "play")
+    assert function_of("hil.checks.crazy_time.xǁLockoutǁobserve__mutmut_9") == ("hil.checks.crazy_time",
+                                                                                "Lockout.observe")
+
+
+def test_survivors_of_functions_run_at_import_are_counted_apart(tmp_path):
+    s = report(parse_results(RESULTS), tmp_path, "", {("rules.roulette_up", "_payout")})
+    assert s["survived"] == 1 and s["survived_by_module"] == {"rules.roulette_up": 1}
+    assert s["survived_import_time"] == 1 and s["survived_import_time_by_module"] == {"rules.roulette_up": 1}
+    assert (tmp_path / "survivors.txt").read_text(encoding="utf-8").split() == [
+        "rules.roulette_up.xǁStreakStateǁadd__mutmut_7"]
+    assert (tmp_path / "survivors_import_time.txt").read_text(encoding="utf-8").split() == [
+        "rules.roulette_up.x__payout__mutmut_2"]
+    assert s["no_tests_by_module"] == {"hil.checks.crazy_time": 1}
+    # of the mutants tested at run time (killed 1 + timeout 1 + the one run-time survivor): 2 of 3
+    assert s["killed_ratio_of_run_time_mutants_tested"] == pytest.approx(2 / 3)
+
+
+def test_the_import_probe_finds_the_tables_built_at_import_and_not_the_checks_verdicts():
+    found = import_time_functions(Path(__file__).resolve().parents[2])
+    assert ("rules.roulette_up", "_payout") in found  # the § 617b.4(h) paytables are parsed at import
+    assert ("hil.checks.crazy_time", "Lockout.verdict") not in found
+    assert ("hil.checks.crazy_time", "TopSlotCheck.observe") not in found
+
+
 def test_narrowing_rewrites_only_the_copys_mutmut_lists(tmp_path):
     p = tmp_path / "pyproject.toml"
     p.write_text('[tool.mutmut]\nonly_mutate = ["rules/*"]\npytest_add_cli_args_test_selection = ["tests/rules"]\n',
@@ -86,7 +114,9 @@ def test_no_unreviewed_mutant_survives(tmp_path):
     out = Path(os.environ.get("CROUPIER_MUTATION_OUT") or tmp_path / "report")
     results = run(tmp_path, only=only, tests=tests)
     new, accepted, broken = judge(results, read_baseline())
-    summary = report(results, out, show(tmp_path, new + accepted))
+    at_import = import_time_functions(tmp_path / "repo")
+    new = [k for k in new if function_of(k) not in at_import]  # unjudged by mutmut's fork model: reported apart
+    summary = report(results, out, show(tmp_path, new + accepted), at_import)
     assert results and not broken, f"mutmut left {len(broken)} mutant(s) unjudged: {broken[:10]}"
     assert not new, (f"{len(new)} mutant(s) survive that {BASELINE.name} does not list (report in {out}: "
                      f"{summary}):\n" + "\n".join(new[:50]))
