@@ -8,7 +8,7 @@ and its survivors against the reviewed list ``tests/mutation/survivors.txt``.
 
 ``--only`` / ``--tests`` narrow the copy's [tool.mutmut] ``only_mutate`` / test selection (the repo's
 pyproject is never edited). The report: ``summary.json`` (counts per status), ``survivors.txt`` (one
-mutant name a line) and ``survivors.diff`` (each survivor's ``mutmut show``). Exit status 1 when a
+mutant name a line) and ``survivors.diff`` (each survivor's diff against its original function). Exit status 1 when a
 mutant survives that ``tests/mutation/survivors.txt`` does not list (a new gap, or an old one no
 one reviewed), 2 when the run itself broke (mutmut failed, or mutants left unchecked).
 """
@@ -142,6 +142,47 @@ def results_of(work: Path, mutmut: str | None = None) -> dict[str, str]:
     return parse_results(res.stdout)
 
 
+def diffs(mutants_root: Path, names: list[str]) -> str:
+    """Each mutant's unified diff against its original function, read from mutmut's ``mutants/``
+    tree (one parse a module; ``mutmut show`` starts an interpreter a mutant). A mutant the tree
+    does not hold is named with a comment."""
+    import ast
+    import difflib
+
+    by_module: dict[str, list[str]] = {}
+    for name in names:
+        by_module.setdefault(name.rsplit(".", 1)[0], []).append(name)
+    parts = []
+    for module, wanted in sorted(by_module.items()):
+        path = mutants_root.joinpath(*module.split(".")).with_suffix(".py")
+        if not path.is_file():
+            path = mutants_root.joinpath(*module.split("."), "__init__.py")
+        try:
+            text = path.read_text(encoding="utf-8")
+            tree = ast.parse(text)
+        except (OSError, SyntaxError) as exc:
+            parts += [f"# {n}: {path} unreadable ({exc})\n" for n in wanted]
+            continue
+        funcs = {node.name: node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        lines = text.splitlines(keepends=True)
+
+        def source(node) -> str:  # (ast.get_source_segment splits the whole module again each call)
+            return "".join(lines[node.lineno - 1:node.end_lineno])
+
+        for name in wanted:
+            short = name.rsplit(".", 1)[1]
+            orig = funcs.get(re.sub(r"__mutmut_\d+$", "__mutmut_orig", short))
+            mut = funcs.get(short)
+            if orig is None or mut is None:
+                parts.append(f"# {name}: not in {path.name}\n")
+                continue
+            a = source(orig).replace(orig.name, short.rsplit("__mutmut_", 1)[0])
+            b = source(mut).replace(mut.name, short.rsplit("__mutmut_", 1)[0])
+            parts.append(f"# {name}\n" + "".join(difflib.unified_diff(
+                a.splitlines(keepends=True), b.splitlines(keepends=True), f"{module} (original)", f"{name}", n=1)))
+    return "\n".join(parts)
+
+
 def show(work: Path, names: list[str], mutmut: str | None = None) -> str:
     exe = mutmut or str(Path(sys.executable).with_name("mutmut"))
     parts = []
@@ -199,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
         new, accepted, broken = judge(results, read_baseline())
         at_import = import_time_functions(work / "repo")
         new = [k for k in new if function_of(k) not in at_import]
-        summary = report(results, args.out, show(work, new + accepted), at_import)
+        summary = report(results, args.out, diffs(work / "repo" / "mutants", new + accepted), at_import)
     print(json.dumps(summary, indent=2))
     print(f"{len(new)} new survivor(s) (not in {BASELINE.relative_to(REPO)}), {len(accepted)} reviewed, "
           f"{len(broken)} not judged; report in {args.out}")

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.mutation.mutmut_run import (BASELINE, function_of, import_time_functions, judge, narrow, parse_results,
-                                       read_baseline, report, run, show)
+from tests.mutation.mutmut_run import (BASELINE, diffs, function_of, import_time_functions, judge, narrow, parse_results,
+                                       read_baseline, report, run)
 
 RESULTS = """\
     rules.roulette_up.x__payout__mutmut_1: killed
@@ -54,6 +54,20 @@ def test_the_report_counts_each_status_and_lists_the_survivors(tmp_path):
     assert (tmp_path / "survivors.txt").read_text(encoding="utf-8").split() == [
         "rules.roulette_up.x__payout__mutmut_2", "rules.roulette_up.xǁStreakStateǁadd__mutmut_7"]
     assert json.loads((tmp_path / "summary.json").read_text(encoding="utf-8")) == s
+
+
+def test_a_survivors_diff_is_read_from_the_mutants_tree(tmp_path):
+    (tmp_path / "rules").mkdir()
+    (tmp_path / "rules" / "odds.py").write_text(
+        "def x_pay__mutmut_orig(n):\n    return n * 35\n\n\ndef x_pay__mutmut_1(n):\n    return n * 36\n\n\n"
+        "class Streak:\n    def xǁStreakǁadd__mutmut_orig(self, x):\n        return x >= 1\n\n"
+        "    def xǁStreakǁadd__mutmut_2(self, x):\n        return x > 1\n", encoding="utf-8")
+    out = diffs(tmp_path, ["rules.odds.x_pay__mutmut_1", "rules.odds.xǁStreakǁadd__mutmut_2",
+                           "rules.odds.x_pay__mutmut_9", "rules.gone.x_f__mutmut_1"])
+    assert "-    return n * 35\n+    return n * 36\n" in out
+    assert "-        return x >= 1\n+        return x > 1\n" in out
+    assert "# rules.odds.x_pay__mutmut_9: not in odds.py" in out
+    assert "# rules.gone.x_f__mutmut_1:" in out and "unreadable" in out
 
 
 def test_a_mutant_names_its_function():
@@ -116,7 +130,7 @@ def test_no_unreviewed_mutant_survives(tmp_path):
     new, accepted, broken = judge(results, read_baseline())
     at_import = import_time_functions(tmp_path / "repo")
     new = [k for k in new if function_of(k) not in at_import]  # unjudged by mutmut's fork model: reported apart
-    summary = report(results, out, show(tmp_path, new + accepted), at_import)
+    summary = report(results, out, diffs(tmp_path / "repo" / "mutants", new + accepted), at_import)
     assert results and not broken, f"mutmut left {len(broken)} mutant(s) unjudged: {broken[:10]}"
     assert not new, (f"{len(new)} mutant(s) survive that {BASELINE.name} does not list (report in {out}: "
                      f"{summary}):\n" + "\n".join(new[:50]))
