@@ -224,6 +224,11 @@ def of(path: Path, kind: str, device: str = "roulette_wagering") -> list[dict]:
         return [e.payload for e in r.events() if e.kind == kind and e.device == device]
 
 
+def _events(path: Path) -> list:
+    with TraceReader(path) as r:
+        return list(r.events())
+
+
 def check(path: Path, check_id: str):
     return next(c for c in run_checks(path, CheckConfig(chi2_min_spins=100_000)) if c.id == check_id)
 
@@ -312,6 +317,11 @@ def test_a_system_that_drops_the_fraction_of_a_cent_fails_the_roulette_up_meter_
     messages = [f.message for f in result.findings]
     assert len(messages) == findings, messages
     assert all("the meter went" in m or "when paid" in m for m in messages), messages
+    # each finding names its round and the meter reading it disagrees with (the event's seq in the trace)
+    seqs = {e.seq: e for e in _events(path)}
+    for f in result.findings:
+        assert isinstance(f.round, int) and f.round >= 1, f
+        assert f.seq in seqs and seqs[f.seq].round == f.round and "meter" in seqs[f.seq].kind, (f, seqs.get(f.seq))
 
 
 def test_the_roulette_up_meter_check_passes_the_same_runs_without_the_planted_bug(tmp_path):
