@@ -90,6 +90,10 @@ def _names_bench(key: str, bench: LoadedBench) -> bool:
     return len(suffix) >= MIN_SHA_PREFIX and bench_sha256(bench).startswith(suffix.lower())
 
 
+#: how long ``placement`` waits for a worker when the scheduler lists none
+NO_WORKER_WAIT_S = 10.0
+
+
 def worker_resources(client: Any) -> dict[str, dict[str, float]]:
     """worker address -> the resources it declares, as the scheduler has them now."""
     return {addr: dict(w.get("resources") or {}) for addr, w in client.scheduler_info(n_workers=-1)["workers"].items()}
@@ -100,8 +104,15 @@ def placement(client: Any, bench: LoadedBench) -> tuple[str | None, list[str]]:
     bench: (None, every worker). ``ClusterError`` when the cluster has no worker, or none that holds
     a real bench (the message says which resource names to declare)."""
     workers = worker_resources(client)
+    if not workers:  # none registered just now (a worker restarting, a loaded machine): wait a moment
+        try:
+            client.wait_for_workers(1, timeout=NO_WORKER_WAIT_S)
+        except (TimeoutError, OSError):
+            pass
+        workers = worker_resources(client)
     if not workers:
-        raise ClusterError(f"the Dask cluster at {client.scheduler.address} has no worker")
+        raise ClusterError(f"the Dask cluster at {client.scheduler.address} has no worker "
+                           f"(none within {NO_WORKER_WAIT_S:g} s)")
     if not bench.config.real_time:
         return None, sorted(workers)
     keys: dict[str, list[str]] = {}
