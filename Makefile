@@ -21,8 +21,8 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/croupier run --out $(OUT)
 
-# The suite's two tiers side by side (tests/run_phases.py): the real-time tier (tests/e2e and
-# tests/conformance, marker quiet_machine) one test at a time at normal priority, and beside it the
+# The suite's two tiers side by side (tests/run_phases.py): the real-time tier (tests/e2e,
+# tests/conformance, tests/stubs, a few wall-clock files: marker quiet_machine) one test at a time at normal priority, and beside it the
 # CPU-bound rest over $(WORKERS) workers at idle priority (SCHED_IDLE), so no neighbour's CPU decides
 # a timing verdict (six fresh-clone runs that shared the CPUs each lost one to three such verdicts).
 test: $(STAMP)

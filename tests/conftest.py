@@ -129,7 +129,13 @@ SOAK = os.environ.get("CROUPIER_SOAK") == "1"
 #: the real-time tiers (stubs and wheels over ptys and loopback at time_scale up to 20x, judged on
 #: wall-clock timing): `make test` runs them in a phase of their own (marker quiet_machine), after
 #: the CPU-bound tests, so the Monte Carlo, statistics and whole-suite tests never starve them
-REAL_TIME_DIRS = ("tests/e2e/", "tests/conformance/")
+REAL_TIME_DIRS = ("tests/e2e/", "tests/conformance/", "tests/stubs/")
+#: and the files elsewhere that run stubs or Dask workers in processes of their own, or a wall-clock
+#: SimPy environment, against real timeouts: at idle priority beside the real-time tier one of them
+#: lost a reply to the starvation (a stub's spin command unanswered within 0.5 s)
+REAL_TIME_FILES = ("tests/hil/test_hil_actuator_serial.py", "tests/hil/test_hil_clock.py",
+                   "tests/hil/test_hil_clock_widened.py", "tests/hil/test_hil_dask_run.py",
+                   "tests/wire/test_wire_registers_required.py", "tests/wire/test_wire_slingshot.py")
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects: it reads the quiet_machine marker set here
@@ -137,9 +143,9 @@ def pytest_collection_modifyitems(config, items):
     """``LONG_FIRST`` in its order, then the other ``slow`` tests (long by their mark: a new one is
     not left to the end before it is measured and listed), then the rest; each group keeps its order.
     Without CROUPIER_SOAK=1 the ``soak`` tests are skipped, with the reason. The real-time tiers
-    (``REAL_TIME_DIRS``) get the ``quiet_machine`` marker."""
+    (``REAL_TIME_DIRS``, ``REAL_TIME_FILES``) get the ``quiet_machine`` marker."""
     for item in items:
-        if any(d in item.nodeid for d in REAL_TIME_DIRS):
+        if item.nodeid.startswith(REAL_TIME_DIRS) or item.nodeid.split("::", 1)[0] in REAL_TIME_FILES:
             item.add_marker(pytest.mark.quiet_machine)
     if not SOAK:
         skip = pytest.mark.skip(reason="the soak tier (minutes): make soak, or CROUPIER_SOAK=1 make test")

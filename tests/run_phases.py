@@ -1,12 +1,14 @@
 """``make test``: the suite's two tiers side by side, so neither decides the other's verdicts.
 
-* **The real-time tier** (marker ``quiet_machine``, set by ``tests/conftest.py`` on tests/e2e and
-  tests/conformance: stubs and wheels in their own processes over ptys and loopback, time-compressed
-  up to 40×, judged on wall-clock timing) runs **one test at a time**, at normal priority. At 20×
+* **The real-time tier** (marker ``quiet_machine``, set by ``tests/conftest.py`` on tests/e2e,
+  tests/conformance, tests/stubs and the few other files with stubs, Dask workers or a wall clock:
+  stubs and wheels in their own processes over ptys and loopback, time-compressed up to 40×, judged
+  on wall-clock timing or real timeouts) runs **one test at a time**, at normal priority. At 20×
   a 5 ms stall of the rig is 100 ms of simulated time: six fresh-clone runs that shared the CPUs
   with it (two workers, or the CPU-bound tests beside it) each lost one to three of its verdicts
   to a neighbour (a Top Slot start 101.9 ms from the wheel against ±100 ms, a press stamped past
-  "no more bets", a clock-rate clause undecided); alone, none.
+  "no more bets", a clock-rate clause undecided); alone, none. (A stub test left in the idle tier
+  once lost a reply to the starvation: it is in this tier now.)
 * **The CPU-bound tier** (everything else: rules, checks, simulated suites, Monte Carlo, statistics)
   runs at the same time over ``WORKERS`` xdist workers with scheduling policy ``SCHED_IDLE``
   (``nice 19`` where that is refused): it takes only the CPU the real-time tier leaves, and the
@@ -57,7 +59,7 @@ def main(argv: list[str]) -> int:
     with tempfile.TemporaryFile("w+b") as log:
         tier = subprocess.Popen(cpu, stdout=log, stderr=subprocess.STDOUT, preexec_fn=_lowest_priority)
         try:
-            print("== the real-time tier (tests/e2e, tests/conformance), one test at a time; the CPU-bound "
+            print("== the real-time tier (tests/e2e, tests/conformance, tests/stubs, ...), one test at a time; the CPU-bound "
                   "tier runs beside it at idle priority, its output below", flush=True)
             rt_rc = subprocess.call(real_time)
             cpu_rc = tier.wait()

@@ -33,9 +33,11 @@ def test_the_tiers_split_on_the_marker_and_only_the_cpu_tier_is_parallel():
 
 
 def test_the_real_time_tiers_carry_the_marker():
-    """tests/conftest.py marks the tests under tests/e2e and tests/conformance quiet_machine, no other:
-    collected from one file of each kind, each marker expression selects exactly its tier."""
-    files = ["tests/e2e/test_e2e_rtu_pty.py", "tests/conformance/test_conformance_modbus.py", "tests/hil/test_run_phases.py"]
+    """tests/conftest.py marks the tests under tests/e2e, tests/conformance and tests/stubs and the
+    listed wall-clock files quiet_machine, no other: collected from one file of each kind, each
+    marker expression selects exactly its tier."""
+    files = ["tests/e2e/test_e2e_rtu_pty.py", "tests/conformance/test_conformance_modbus.py",
+             "tests/stubs/test_stub_ctw_wheel.py", "tests/hil/test_hil_clock.py", "tests/hil/test_run_phases.py"]
 
     def selected(expr: str) -> set[str]:
         p = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
@@ -43,5 +45,5 @@ def test_the_real_time_tiers_carry_the_marker():
         assert p.returncode == 0, p.stdout + p.stderr
         return {line.split("::")[0] for line in p.stdout.splitlines() if "::" in line}
 
-    assert selected("quiet_machine") == set(files[:2])
-    assert selected("not quiet_machine") == {files[2]}
+    assert selected("quiet_machine") == set(files[:-1])
+    assert selected("not quiet_machine") == {files[-1]}
