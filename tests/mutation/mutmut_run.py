@@ -51,10 +51,13 @@ def read_baseline(path: Path = BASELINE) -> set[str]:
     return {s for line in path.read_text(encoding="utf-8").splitlines() if (s := line.split("#", 1)[0].strip())}
 
 
-def judge(results: dict[str, str], baseline: set[str]) -> tuple[list[str], list[str], list[str]]:
+def judge(results: dict[str, str], baseline: set[str],
+          import_time: set[tuple[str, str]] = frozenset()) -> tuple[list[str], list[str], list[str]]:
     """(new survivors — not in the baseline, sorted; survivors the baseline accepts; mutants the run
-    did not judge). ``timeout`` counts as killed (the mutant hangs the code: a test noticed)."""
-    survived = sorted(k for k, v in results.items() if v == "survived")
+    did not judge). ``timeout`` counts as killed (the mutant hangs the code: a test noticed). A
+    survivor of a function in ``import_time`` (``import_time_functions``) is neither: mutmut could
+    not judge it, and ``report`` lists it apart."""
+    survived = sorted(k for k, v in results.items() if v == "survived" and function_of(k) not in import_time)
     broken = sorted(k for k, v in results.items() if v in BROKEN)
     return [s for s in survived if s not in baseline], [s for s in survived if s in baseline], broken
 
@@ -129,8 +132,7 @@ def run(work: Path, *, only: list[str] = (), tests: list[str] = (), max_children
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if proc.returncode:
         raise RuntimeError(f"mutmut run failed (exit {proc.returncode}): {proc.stderr[-3000:]}")
-    res = subprocess.run([exe, "results", "--all", "true"], cwd=root, env=env, capture_output=True, text=True, check=True)
-    return parse_results(res.stdout)
+    return results_of(work, mutmut)
 
 
 def results_of(work: Path, mutmut: str | None = None) -> dict[str, str]:
@@ -183,15 +185,6 @@ def diffs(mutants_root: Path, names: list[str]) -> str:
     return "\n".join(parts)
 
 
-def show(work: Path, names: list[str], mutmut: str | None = None) -> str:
-    exe = mutmut or str(Path(sys.executable).with_name("mutmut"))
-    parts = []
-    for name in names:
-        p = subprocess.run([exe, "show", name], cwd=work / "repo", capture_output=True, text=True)
-        parts.append(p.stdout if p.returncode == 0 else f"# {name}: mutmut show failed: {p.stderr.strip()}\n")
-    return "\n".join(parts)
-
-
 def report(results: dict[str, str], out: Path, diffs: str, import_time: set[tuple[str, str]] = frozenset()) -> dict:
     """The report files and their summary. ``import_time`` (``import_time_functions``): the
     survivors of those functions are counted apart (``survived_import_time``) and listed in
@@ -237,9 +230,8 @@ def main(argv: list[str] | None = None) -> int:
             results = results_of(work)
         else:
             results = run(work, only=args.only, tests=args.tests, max_children=args.max_children)
-        new, accepted, broken = judge(results, read_baseline())
         at_import = import_time_functions(work / "repo")
-        new = [k for k in new if function_of(k) not in at_import]
+        new, accepted, broken = judge(results, read_baseline(), at_import)
         summary = report(results, args.out, diffs(work / "repo" / "mutants", new + accepted), at_import)
     print(json.dumps(summary, indent=2))
     print(f"{len(new)} new survivor(s) (not in {BASELINE.relative_to(REPO)}), {len(accepted)} reviewed, "
