@@ -13,10 +13,10 @@ import pytest
 from typer.testing import CliRunner
 
 from hil.cli import app
-from tests.e2e.wire_suite import compressed_copies, on_the_wire
+from tests.e2e.wire_suite import COMPARE_ROUNDS, compressed_copies, on_the_wire
 
 SUITE = Path(__file__).resolve().parents[2] / "scenarios" / "blackjack"
-ROUNDS = "2"
+ROUNDS = COMPARE_ROUNDS
 SCALE = 20
 runner = CliRunner()
 

@@ -28,7 +28,7 @@ import yaml
 from typer.testing import CliRunner
 
 from hil.cli import app
-from tests.e2e.wire_suite import compress, on_the_wire
+from tests.e2e.wire_suite import COMPARE_ROUNDS, compress, on_the_wire
 
 SUITE = Path(__file__).resolve().parents[2] / "scenarios" / "crazy_time"
 #: fault scenarios the stubs cannot reproduce, left out of the comparison: the Top Slot's reel strips
@@ -37,7 +37,7 @@ SUITE = Path(__file__).resolve().parents[2] / "scenarios" / "crazy_time"
 #: area (§ 690.1(g)(2)) has no code in the wire protocols' reason table
 SIM_ONLY = frozenset({"fault_top_slot_foreign_multiplier", "fault_wagering_no_betting_area"})
 ALL = sorted(p.stem for p in SUITE.glob("*.yaml") if p.stem not in SIM_ONLY and on_the_wire(p))
-ROUNDS = "2"
+ROUNDS = COMPARE_ROUNDS
 SERIAL_ROUNDS = "1"
 #: the bonus scenarios (forced outcomes: a bonus game in every round) run one round each
 BONUS_ROUNDS = 1
@@ -88,7 +88,9 @@ def _names(wire: str) -> list[str]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("wire", ["modbus", "serial",
+# the serial variant is in the soak tier: the serial base-game wire has its own end-to-end runs in
+# make test (tests/e2e/test_e2e_serial_*.py, the serial conformance kit, the RTU pty run)
+@pytest.mark.parametrize("wire", ["modbus", pytest.param("serial", marks=pytest.mark.soak),
                                   pytest.param("modbus-every-bonus-fault", marks=pytest.mark.soak)])
 def test_bundled_scenarios_same_verdicts_on_stubs(stub_control, tmp_path, wire):
     files = []
