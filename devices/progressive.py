@@ -129,8 +129,8 @@ class ProgressiveParams:
     """Time from a press (a meter reading, a payout) reaching the system to its answer."""
     lockout_latency_mean_s: float = 0.005
     """Mean time from the dealer's lock-out command to the lock-out taking effect (gamma distributed)."""
-    lockout_latency_jitter_s: float = 0.001
-    """Standard deviation of that latency (0 = fixed)."""
+    lockout_latency_jitter_s: float = 0.0005
+    """Standard deviation of that latency (0 = fixed): a healthy system's (``WageringParams``'s note)."""
     meters: tuple[MeterSpec, ...] = DEFAULT_METERS
     """The controller's meters, in order (e.g. mega, major, minor for § 633b.21(g))."""
     link_id: str | None = None
