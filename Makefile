@@ -7,7 +7,8 @@ STAMP  := $(VENV)/.croupier-installed
 OUT    ?= out
 PYTEST_ARGS ?=
 # Workers of make test's CPU-bound tier (tests/run_phases.py): two, one per core; its real-time tier
-# runs one test at a time beside them (WORKERS=3 no longer speeds it: the real-time tier sets the pace).
+# runs one test at a time in each of its two lanes beside them (WORKERS=3 no longer speeds it: the
+# real-time tier sets the pace).
 WORKERS ?= 2
 
 .PHONY: run test test-quick soak mutation bench clean
@@ -22,9 +23,11 @@ run: $(STAMP)
 	$(BIN)/croupier run --out $(OUT)
 
 # The suite's two tiers side by side (tests/run_phases.py): the real-time tier (tests/e2e,
-# tests/conformance, tests/stubs, a few wall-clock files: marker quiet_machine) one test at a time at normal priority, and beside it the
-# CPU-bound rest over $(WORKERS) workers at idle priority (SCHED_IDLE), so no neighbour's CPU decides
-# a timing verdict (six fresh-clone runs that shared the CPUs each lost one to three such verdicts).
+# tests/conformance, tests/stubs, a few wall-clock files: marker quiet_machine) one test at a time at
+# normal priority in each of two lanes (the second: long tests that mostly wait on the wall clock,
+# marker second_lane), and beside it the CPU-bound rest over $(WORKERS) workers at idle priority
+# (SCHED_IDLE), so no busy neighbour decides a timing verdict (six fresh-clone runs that shared the
+# CPUs with busy tests at their priority each lost one to three such verdicts).
 test: $(STAMP)
 	WORKERS=$(WORKERS) $(BIN)/python tests/run_phases.py $(PYTEST_ARGS)
 

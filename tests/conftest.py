@@ -136,6 +136,27 @@ REAL_TIME_DIRS = ("tests/e2e/", "tests/conformance/", "tests/stubs/")
 REAL_TIME_FILES = ("tests/hil/test_hil_actuator_serial.py", "tests/hil/test_hil_clock.py",
                    "tests/hil/test_hil_clock_widened.py", "tests/hil/test_hil_dask_run.py",
                    "tests/wire/test_wire_registers_required.py", "tests/wire/test_wire_slingshot.py")
+#: files under ``REAL_TIME_DIRS`` that run the CPU-bound tier all the same: the kill -9 campaign plays
+#: simulated benches only (no stub, no wall-clock verdict: its kill instants are wall-clock draws, and
+#: it waits a second longer after a kill that found nothing committed, so a slow rig only shifts where
+#: the kills land), at a core's full load for ~40 s — on the real-time tier's critical path it only
+#: made the suite longer, and its load beside a stub comparison is what that tier exists to avoid
+CPU_TIER_FILES = ("tests/e2e/test_e2e_kill9_campaign.py",)
+#: the real-time tests ``make test`` runs in the tier's second lane (marker ``second_lane``, beside the
+#: first, one test at a time each; tests/run_phases.py): long ones that mostly wait on the wall clock,
+#: at low time compression or with wide margins — measured on 2 cores, a fifth to half of one core
+#: (CPU seconds of the test and its stubs over its wall seconds): the three relay lock-out runs at
+#: time scale 1 (0.4), the drifting-clock runs at 10x (0.5), the link killed mid-run (0.2), the
+#: Roulette and Blackjack suite comparisons (0.3, 0.2). Never a CPU-bound test: two busy neighbours
+#: at one priority is what lost verdicts before
+SECOND_LANE = (
+    "tests/e2e/test_e2e_vendor_peer.py::test_relay_operate_time_does_not_hide_a_slow_lockout",
+    "tests/e2e/test_e2e_vendor_peer.py::test_lockout_through_a_declared_relay_delay_is_judged",
+    "tests/e2e/test_e2e_clock_drift.py::test_a_wheel_clock_2000_ppm_fast_gives_no_false_failure",
+    "tests/e2e/test_e2e_link_dies.py::",
+    "tests/e2e/test_e2e_roulette_suite_stubs.py::",
+    "tests/e2e/test_e2e_blackjack_suite_stubs.py::",
+)
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects: it reads the quiet_machine marker set here
@@ -145,8 +166,11 @@ def pytest_collection_modifyitems(config, items):
     Without CROUPIER_SOAK=1 the ``soak`` tests are skipped, with the reason. The real-time tiers
     (``REAL_TIME_DIRS``, ``REAL_TIME_FILES``) get the ``quiet_machine`` marker."""
     for item in items:
-        if item.nodeid.startswith(REAL_TIME_DIRS) or item.nodeid.split("::", 1)[0] in REAL_TIME_FILES:
+        path = item.nodeid.split("::", 1)[0]
+        if (item.nodeid.startswith(REAL_TIME_DIRS) and path not in CPU_TIER_FILES) or path in REAL_TIME_FILES:
             item.add_marker(pytest.mark.quiet_machine)
+            if item.nodeid.startswith(SECOND_LANE):
+                item.add_marker(pytest.mark.second_lane)
     if not SOAK:
         skip = pytest.mark.skip(reason="the soak tier (minutes): make soak, or CROUPIER_SOAK=1 make test")
         for item in items:

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import yaml
 
+from hil.bench import GAME_ROLES
+
 
 #: dealer-procedure faults that still depend on what the devices report at the lock-out: kept in
 #: the stub comparisons (a late press's timing is the device's)
@@ -48,11 +50,25 @@ COMPARE_BETWEEN_ROUNDS_S = 0.5
 COMPARE_ROUNDS = "2" if os.environ.get("CROUPIER_SOAK") == "1" else "1"
 
 
+#: a comparison's card shoe shuffle: the shuffling machine's cycle (45 s by default, 2.25 s of wall
+#: time at 20x before every Blackjack scenario's first round, nothing on the wire meanwhile) cut short
+#: (the same on both sides: the shoe is simulated in both runs, and its shuffle's cards do not depend
+#: on how long it takes)
+COMPARE_SHUFFLE_S = 5.0
+
+
 def compress(doc: dict) -> dict:
-    """A scenario document with the comparison's pause between rounds (never longer than its own)."""
+    """A scenario document with the comparison's pause between rounds and, where a card shoe deals,
+    its shuffle (``COMPARE_SHUFFLE_S``), each never longer than its own."""
     cr = doc.setdefault("croupier", {}) or {}
     doc["croupier"] = cr
     cr["between_rounds_s"] = min(float(cr.get("between_rounds_s", 5.0)), COMPARE_BETWEEN_ROUNDS_S)
+    if "shoe" in GAME_ROLES.get(doc.get("game"), ()):
+        bench = doc.setdefault("bench", {}) or {}
+        doc["bench"] = bench
+        shoe = bench.setdefault("shoe", {}) or {}
+        bench["shoe"] = shoe
+        shoe["shuffle_s"] = min(float(shoe.get("shuffle_s", 45.0)), COMPARE_SHUFFLE_S)
     return doc
 
 
