@@ -24,6 +24,7 @@ import sys
 import tempfile
 import tomllib
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 from tests.mutation.planted import REPO, copy_repo
@@ -144,17 +145,16 @@ def results_of(work: Path, mutmut: str | None = None) -> dict[str, str]:
     return parse_results(res.stdout)
 
 
-def diffs(mutants_root: Path, names: list[str]) -> str:
-    """Each mutant's unified diff against its original function, read from mutmut's ``mutants/``
-    tree (one parse a module; ``mutmut show`` starts an interpreter a mutant). A mutant the tree
-    does not hold is named with a comment."""
+def _sources(mutants_root: Path, names: list[str]) -> Iterator[tuple[str, str | None, str | None, str]]:
+    """(mutant, its original function's source, the mutant's, why not) for each name, from mutmut's
+    ``mutants/`` tree (one parse a module; ``mutmut show`` starts an interpreter a mutant). The
+    sources are None, with the reason, where the tree does not hold them; each source is named as
+    the function it mutates."""
     import ast
-    import difflib
 
     by_module: dict[str, list[str]] = {}
     for name in names:
         by_module.setdefault(name.rsplit(".", 1)[0], []).append(name)
-    parts = []
     for module, wanted in sorted(by_module.items()):
         path = mutants_root.joinpath(*module.split(".")).with_suffix(".py")
         if not path.is_file():
@@ -163,7 +163,8 @@ def diffs(mutants_root: Path, names: list[str]) -> str:
             text = path.read_text(encoding="utf-8")
             tree = ast.parse(text)
         except (OSError, SyntaxError) as exc:
-            parts += [f"# {n}: {path} unreadable ({exc})\n" for n in wanted]
+            for n in wanted:
+                yield n, None, None, f"{path} unreadable ({exc})"
             continue
         funcs = {node.name: node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
         lines = text.splitlines(keepends=True)
@@ -176,19 +177,72 @@ def diffs(mutants_root: Path, names: list[str]) -> str:
             orig = funcs.get(re.sub(r"__mutmut_\d+$", "__mutmut_orig", short))
             mut = funcs.get(short)
             if orig is None or mut is None:
-                parts.append(f"# {name}: not in {path.name}\n")
+                yield name, None, None, f"not in {path.name}"
                 continue
-            a = source(orig).replace(orig.name, short.rsplit("__mutmut_", 1)[0])
-            b = source(mut).replace(mut.name, short.rsplit("__mutmut_", 1)[0])
-            parts.append(f"# {name}\n" + "".join(difflib.unified_diff(
-                a.splitlines(keepends=True), b.splitlines(keepends=True), f"{module} (original)", f"{name}", n=1)))
+            plain = short.rsplit("__mutmut_", 1)[0]
+            yield name, source(orig).replace(orig.name, plain), source(mut).replace(mut.name, plain), ""
+
+
+def diffs(mutants_root: Path, names: list[str]) -> str:
+    """Each mutant's unified diff against its original function, read from mutmut's ``mutants/``
+    tree. A mutant the tree does not hold is named with a comment."""
+    import difflib
+
+    parts = []
+    for name, a, b, why in _sources(mutants_root, names):
+        if a is None or b is None:
+            parts.append(f"# {name}: {why}\n")
+            continue
+        module = name.rsplit(".", 1)[0]
+        parts.append(f"# {name}\n" + "".join(difflib.unified_diff(
+            a.splitlines(keepends=True), b.splitlines(keepends=True), f"{module} (original)", f"{name}", n=1)))
     return "\n".join(parts)
 
 
-def report(results: dict[str, str], out: Path, diffs: str, import_time: set[tuple[str, str]] = frozenset()) -> dict:
+#: what a surviving mutant changed, for triage (``kind_of``)
+KINDS = ("text", "string", "code", "unknown")
+
+
+def kind_of(original: str, mutant: str) -> str:
+    """What a mutant changed in its function: ``text`` — only the wording of string literals that
+    are prose (the original has a space: a finding's or a verdict's message, read by a person, not
+    by a check); ``string`` — only other string literals (a verdict name, a payload key, a format:
+    code, by another name); ``code`` — anything else (an operator, a number, an argument, a call).
+    ``unknown`` when either source does not tokenize. Triage only: a ``text`` survivor can still be a
+    gap (a message a lab reads), a ``code`` one the first to review."""
+    import io
+    import tokenize
+
+    def tokens(src: str) -> list[tuple[int, str]]:
+        skip = {tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT,
+                tokenize.ENDMARKER}
+        return [(t.type, t.string) for t in tokenize.generate_tokens(io.StringIO(src).readline) if t.type not in skip]
+
+    try:
+        a, b = tokens(original), tokens(mutant)
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return "unknown"
+    if len(a) != len(b):
+        return "code"
+    changed = [(x, y) for x, y in zip(a, b) if x != y]
+    if not changed or any(x[0] != tokenize.STRING or y[0] != tokenize.STRING for x, y in changed):
+        return "code"
+    return "text" if all(re.search(r"\s", x[1]) for x, _ in changed) else "string"
+
+
+def kinds(mutants_root: Path, names: list[str]) -> dict[str, str]:
+    """{mutant: ``kind_of`` its change} for each name (``unknown`` where the tree does not hold it)."""
+    return {name: kind_of(a, b) if a is not None and b is not None else "unknown"
+            for name, a, b, _ in _sources(mutants_root, names)}
+
+
+def report(results: dict[str, str], out: Path, diffs: str, import_time: set[tuple[str, str]] = frozenset(),
+           kind: dict[str, str] | None = None) -> dict:
     """The report files and their summary. ``import_time`` (``import_time_functions``): the
     survivors of those functions are counted apart (``survived_import_time``) and listed in
-    ``survivors_import_time.txt``; ``survivors.txt`` holds the others."""
+    ``survivors_import_time.txt``; ``survivors.txt`` holds the others. ``kind`` (``kinds``): each
+    survivor's change, counted per kind (``survived_by_kind``, and per module) and the ``code`` ones
+    listed in ``survivors_code.txt``, the first to review."""
     out.mkdir(parents=True, exist_ok=True)
     counts = Counter(results.values())
     survived_all = sorted(k for k, v in results.items() if v == "survived")
@@ -205,6 +259,12 @@ def report(results: dict[str, str], out: Path, diffs: str, import_time: set[tupl
                "killed_ratio": (counts["killed"] + counts["timeout"]) / len(results) if results else None,
                "killed_ratio_of_run_time_mutants_tested": ((counts["killed"] + counts["timeout"])
                                                            / (judged - len(at_import)) if judged > len(at_import) else None)}
+    if kind is not None:
+        summary["survived_by_kind"] = dict(Counter(kind.get(k, "unknown") for k in survived).most_common())
+        summary["survived_code_by_module"] = dict(Counter(k.rsplit(".", 1)[0] for k in survived
+                                                          if kind.get(k) == "code").most_common())
+        (out / "survivors_code.txt").write_text("".join(f"{k}\n" for k in survived if kind.get(k) == "code"),
+                                                encoding="utf-8")
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     (out / "survivors.txt").write_text("".join(f"{s}\n" for s in survived), encoding="utf-8")
     (out / "survivors_import_time.txt").write_text("".join(f"{s}\n" for s in at_import), encoding="utf-8")
@@ -232,7 +292,8 @@ def main(argv: list[str] | None = None) -> int:
             results = run(work, only=args.only, tests=args.tests, max_children=args.max_children)
         at_import = import_time_functions(work / "repo")
         new, accepted, broken = judge(results, read_baseline(), at_import)
-        summary = report(results, args.out, diffs(work / "repo" / "mutants", new + accepted), at_import)
+        mutants = work / "repo" / "mutants"
+        summary = report(results, args.out, diffs(mutants, new + accepted), at_import, kinds(mutants, new + accepted))
     print(json.dumps(summary, indent=2))
     print(f"{len(new)} new survivor(s) (not in {BASELINE.relative_to(REPO)}), {len(accepted)} reviewed, "
           f"{len(broken)} not judged; report in {args.out}")

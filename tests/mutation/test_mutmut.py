@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.mutation.mutmut_run import (BASELINE, diffs, function_of, import_time_functions, judge, narrow, parse_results,
-                                       read_baseline, report, run)
+from tests.mutation.mutmut_run import (BASELINE, diffs, function_of, import_time_functions, judge, kind_of, kinds,
+                                       narrow, parse_results, read_baseline, report, run)
 
 RESULTS = """\
     rules.roulette_up.x__payout__mutmut_1: killed
@@ -70,6 +70,32 @@ def test_a_survivors_diff_is_read_from_the_mutants_tree(tmp_path):
     assert "-        return x >= 1\n+        return x > 1\n" in out
     assert "# rules.odds.x_pay__mutmut_9: not in odds.py" in out
     assert "# rules.gone.x_f__mutmut_1:" in out and "unreadable" in out
+
+
+def test_a_survivor_is_sorted_by_what_it_changed(tmp_path):
+    """Triage: prose in a string (a message), another string (a verdict name, a key), or code."""
+    orig = 'def f(x):\n    if x > 1:\n        return "fail", f"{x} spins: too few"\n    return d["key"]\n'
+    assert kind_of(orig, orig.replace("too few", "XXtoo fewXX")) == "text"
+    assert kind_of(orig, orig.replace("too few", "TOO FEW")) == "text"
+    assert kind_of(orig, orig.replace('"fail"', '"XXfailXX"')) == "string"
+    assert kind_of(orig, orig.replace('"key"', '"KEY"')) == "string"
+    assert kind_of(orig, orig.replace("x > 1", "x >= 1")) == "code"
+    assert kind_of(orig, orig.replace('f"{x} spins: too few"', "None")) == "code"
+    assert kind_of(orig, orig.replace(', f"{x} spins: too few"', "")) == "code"
+    assert kind_of(orig, orig) == "code"  # no change at all: never called harmless text
+    assert kind_of(orig, 'def f(x:\n    """') == "unknown"
+    (tmp_path / "rules").mkdir()
+    (tmp_path / "rules" / "odds.py").write_text(
+        'def x_pay__mutmut_orig(n):\n    return n * 35, "pays 35 to 1"\n\n\n'
+        'def x_pay__mutmut_1(n):\n    return n * 36, "pays 35 to 1"\n\n\n'
+        'def x_pay__mutmut_2(n):\n    return n * 35, "XXpays 35 to 1XX"\n', encoding="utf-8")
+    assert kinds(tmp_path, ["rules.odds.x_pay__mutmut_1", "rules.odds.x_pay__mutmut_2", "rules.odds.x_pay__mutmut_9"]) == {
+        "rules.odds.x_pay__mutmut_1": "code", "rules.odds.x_pay__mutmut_2": "text", "rules.odds.x_pay__mutmut_9": "unknown"}
+    s = report(parse_results(RESULTS), tmp_path / "out", "", kind={"rules.roulette_up.x__payout__mutmut_2": "text",
+                                                                   "rules.roulette_up.xǁStreakStateǁadd__mutmut_7": "code"})
+    assert s["survived_by_kind"] == {"text": 1, "code": 1} and s["survived_code_by_module"] == {"rules.roulette_up": 1}
+    assert (tmp_path / "out" / "survivors_code.txt").read_text(encoding="utf-8").split() == [
+        "rules.roulette_up.xǁStreakStateǁadd__mutmut_7"]
 
 
 def test_a_mutant_names_its_function():
@@ -131,7 +157,8 @@ def test_no_unreviewed_mutant_survives(tmp_path):
     results = run(tmp_path, only=only, tests=tests)
     at_import = import_time_functions(tmp_path / "repo")
     new, accepted, broken = judge(results, read_baseline(), at_import)  # import-time survivors: reported apart
-    summary = report(results, out, diffs(tmp_path / "repo" / "mutants", new + accepted), at_import)
+    mutants = tmp_path / "repo" / "mutants"
+    summary = report(results, out, diffs(mutants, new + accepted), at_import, kinds(mutants, new + accepted))
     assert results and not broken, f"mutmut left {len(broken)} mutant(s) unjudged: {broken[:10]}"
     assert not new, (f"{len(new)} mutant(s) survive that {BASELINE.name} does not list (report in {out}: "
                      f"{summary}):\n" + "\n".join(new[:50]))

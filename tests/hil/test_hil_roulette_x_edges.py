@@ -1,0 +1,276 @@
+"""The Roulette X checks (§ 617b.5) on a real trace with one piece of evidence changed at a time
+(issue 16: the mutation run found their branches for a faulty selection, an off-paytable value, a
+mis-settled straight wager and an early draw reached by no fast test, only by the slow fault
+scenarios).
+
+One healthy double zero table (Paytable B) is simulated in process once; each test feeds the
+checks its rounds as recorded, or with one event's payload or time changed, and pins the exact
+verdict, the number of findings, the round and seq each names and the figure each quotes — so a
+check that lost a branch, miscounted, or blamed the wrong event fails here in seconds.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+
+import pytest
+
+from hil.bench import load_bench
+from hil.checks.base import BenchView, CheckConfig, RoundView
+from hil.checks.roulette import DistinctNumbers, IlluminationAfterWagers, PaytableValues, StraightPayouts
+from hil.runner import load_rules, simulate
+from hil.scenario import parse_scenario
+from hil.trace import Event, TraceReader
+
+SCENARIO = Path(__file__).resolve().parents[2] / "scenarios" / "roulette" / "roulette_normal_play.yaml"
+ROUNDS = 60
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory) -> tuple[list[Event], dict[int, list[Event]]]:
+    """(round 0's events, {round: its events}) of a healthy double zero Roulette X table."""
+    text = re.sub(r"^rounds: \d+$", f"rounds: {ROUNDS}", SCENARIO.read_text(encoding="utf-8"), flags=re.M)
+    path = tmp_path_factory.mktemp("roulette-x") / "t.sqlite"
+    simulate(parse_scenario(text, str(SCENARIO)), load_bench(), load_rules(), path, 1)
+    with TraceReader(path) as reader:
+        rounds = dict(reader.rounds())
+    return rounds.pop(0), rounds
+
+
+def judge(cls, table, change=None, setup_change=None):
+    """``cls``'s result over the table's rounds; ``change(n, events) -> events`` alters a round,
+    ``setup_change(events) -> events`` round 0."""
+    setup, rounds = table
+    check = cls(CheckConfig())
+    check.setup(BenchView.of(setup_change(list(setup)) if setup_change else setup))
+    for n, events in sorted(rounds.items()):
+        check.observe(RoundView.of(n, change(n, list(events)) if change else events))
+    return check.result()
+
+
+def with_payload(ev: Event, **changes) -> Event:
+    return dataclasses.replace(ev, payload={**ev.payload, **changes})
+
+
+def first(rounds: dict[int, list[Event]], pred) -> tuple[int, Event]:
+    """(round, event) of the first event ``pred`` holds for, in round order."""
+    return next((n, e) for n, evs in sorted(rounds.items()) for e in evs if pred(e))
+
+
+def illumination(e: Event) -> bool:
+    return e.device == "illuminator" and e.kind == "illumination"
+
+
+def replace_event(target: Event, new: Event):
+    return lambda n, evs: [new if e.seq == target.seq else e for e in evs]
+
+
+# --------------------------------------------------------------------------- § 617b.5(d) 2-5 distinct
+def test_a_healthy_table_lights_two_to_five_distinct_numbers_each_round(table):
+    r = judge(DistinctNumbers, table)
+    assert (r.verdict, r.findings_total, r.rounds_examined) == ("pass", 0, ROUNDS)
+    m = {x.name: x.value for x in r.measurements}
+    assert m["illuminations"] == ROUNDS
+    assert sum(v for k, v in m.items() if k.startswith("lit_")) == ROUNDS
+    assert set(k for k in m if k.startswith("lit_")) <= {"lit_2", "lit_3", "lit_4", "lit_5"}
+    assert r.summary == f"all {ROUNDS} selections: 2–5 distinct numbers of the wheel"
+
+
+@pytest.mark.parametrize(("numbers", "multipliers", "messages"), [
+    ([7, 7, 9], [50, 50, 100], ["numbers lit twice: 7 (lit: [7, 7, 9])"]),
+    ([7], [50], ["1 numbers lit (2 to 5)"]),
+    ([1, 2, 3, 4, 5, 6], [50] * 6, ["6 numbers lit (2 to 5)"]),
+    ([7, 37, 9], [50, 50, 100], ["37 is not a number of the double-zero wheel"]),
+    ([7, 9], [50], ["not one payout per lit number"]),
+    (["00", 0, "00"], [50, 50, 50], ["numbers lit twice: 00 (lit: ['00', 0, '00'])"]),
+    ([3, 3, 3, 3, 3, 3], [50] * 6, ["numbers lit twice: 3 (lit: [3, 3, 3, 3, 3, 3])", "6 numbers lit (2 to 5)"]),
+])
+def test_a_faulty_selection_fails_naming_the_round_and_the_event(table, numbers, multipliers, messages):
+    n, ev = first(table[1], illumination)
+    r = judge(DistinctNumbers, table, replace_event(ev, with_payload(ev, numbers=numbers, multipliers=multipliers)))
+    assert r.verdict == "fail" and r.findings_total == len(messages)
+    assert [(f.round, f.seq, f.message) for f in r.findings] == [(n, ev.seq, m) for m in messages]
+    assert r.summary == f"{len(messages)} faulty selection(s)"
+    sizes = {x.name: x.value for x in r.measurements}
+    assert sizes[f"lit_{len(numbers)}"] >= 1 and sizes["illuminations"] == ROUNDS
+
+
+def test_no_illumination_is_no_pass(table):
+    r = judge(DistinctNumbers, table, lambda n, evs: [e for e in evs if not illumination(e)])
+    assert (r.verdict, r.summary, r.findings_total) == ("indeterminate", "no illumination in the trace", 0)
+    assert {x.name: x.value for x in r.measurements} == {"illuminations": 0}
+
+
+# --------------------------------------------------------------------------- § 617b.5(c), (g) paytable
+def test_a_healthy_table_lights_only_paytable_b_values(table):
+    r = judge(PaytableValues, table)
+    lit = sum(len(e.payload["numbers"]) for evs in table[1].values() for e in evs if illumination(e))
+    assert (r.verdict, r.findings_total) == ("pass", 0)
+    assert {x.name: x.value for x in r.measurements} == {"lit_values": lit}
+    assert r.summary == f"all {lit} lit payouts from the paytable"
+
+
+def test_a_value_off_the_paytable_fails_once_per_value(table):
+    n, ev = first(table[1], illumination)
+    numbers = ev.payload["numbers"]
+    bad = [500] + list(ev.payload["multipliers"][1:])  # 500 to 1 is Paytable A's, not B's
+    r = judge(PaytableValues, table, replace_event(ev, with_payload(ev, multipliers=bad)))
+    assert r.verdict == "fail" and r.findings_total == 1
+    assert [(f.round, f.seq, f.message) for f in r.findings] == [
+        (n, ev.seq, f"{numbers[0]} lit at 500 to 1: not a multiplier of the paytable (50, 100, 175, 250 to 1)")]
+    assert r.summary == "1 value(s) off the paytable"
+    two = [500, 35] + list(ev.payload["multipliers"][2:])
+    assert judge(PaytableValues, table, replace_event(ev, with_payload(ev, multipliers=two))).findings_total == 2
+
+
+def test_a_ball_outside_the_wheel_fails_617b5c(table):
+    n, ball = first(table[1], lambda e: e.device == "ball_wheel" and e.kind == "ball_result")
+    r = judge(PaytableValues, table, replace_event(ball, with_payload(ball, pocket=38)))
+    assert r.verdict == "fail" and r.findings_total == 1
+    assert [(f.round, f.seq) for f in r.findings] == [(n, ball.seq)]
+    assert r.findings[0].message == "§ 617b.5(c): the ball came to rest in 38, no compartment of the double-zero wheel"
+
+
+def _declared(change_info):
+    def setup_change(events):
+        return [with_payload(e, **change_info(e)) if e.kind == "device_info" else e for e in events]
+    return setup_change
+
+
+def test_a_generator_declaring_another_paytable_fails_in_round_0(table):
+    r = judge(PaytableValues, table, setup_change=_declared(
+        lambda e: {"paytable": "A"} if e.device == "illuminator" else {}))
+    assert r.verdict == "fail" and r.findings_total == 1
+    f = r.findings[0]
+    assert (f.round, f.seq) == (0, None)
+    assert f.message == "illuminator declares Paytable A on a double-zero wheel; the table is Paytable B, double-zero"
+
+
+@pytest.mark.parametrize(("info", "message"), [
+    ({"wheel": "single-zero"}, "§ 617b.5(c): ball_wheel declares a single-zero wheel; the table is played on a "
+                               "double-zero wheel"),
+    ({"wheel": "triple-zero"}, "§ 617b.5(c): ball_wheel declares a 'triple-zero' wheel; Roulette X is played on a "
+                               "single zero or a double zero roulette wheel"),
+])
+def test_a_ball_wheel_declaring_another_wheel_fails_617b5c(table, info, message):
+    r = judge(PaytableValues, table, setup_change=_declared(lambda e: info if e.device == "ball_wheel" else {}))
+    assert r.verdict == "fail" and r.findings_total == 1
+    assert (r.findings[0].round, r.findings[0].message) == (0, message)
+
+
+def test_a_ball_wheel_missing_a_compartment_fails_617b5c(table):
+    def drop_00(e):
+        return {"pockets": [p for p in e.payload["pockets"] if p != "00"]} if e.device == "ball_wheel" else {}
+    r = judge(PaytableValues, table, setup_change=_declared(drop_00))
+    assert r.verdict == "fail" and r.findings_total == 1
+    assert r.findings[0].round == 0
+    assert r.findings[0].message.startswith("§ 617b.5(c): ball_wheel declares the compartments [")
+    assert r.findings[0].message.endswith("a double-zero wheel has 38: 0, 00, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, "
+                                          "14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, "
+                                          "33, 34, 35, 36")
+
+
+# --------------------------------------------------------------------------- § 617b.5(e)-(f) straights
+def _settles(rounds):
+    return [(n, e) for n, evs in sorted(rounds.items()) for e in evs
+            if e.device == "croupier" and e.kind in ("collect", "pay") and e.payload.get("kind") == "straight"]
+
+
+def test_a_healthy_table_settles_every_straight_wager(table):
+    r = judge(StraightPayouts, table)
+    assert (r.verdict, r.findings_total) == ("pass", 0)
+    m = {x.name: x.value for x in r.measurements}
+    wagers = [e for evs in table[1].values() for e in evs
+              if e.device == "croupier" and e.kind == "wager" and e.payload["kind"] == "straight"]
+    pays = [e for _, e in _settles(table[1]) if e.kind == "pay"]
+    lit = [e for e in pays if e.payload["odds"] != "30 to 1"]  # Paytable B's straight odds: 30 to 1
+    assert m == {"straight_wagers": len(wagers), "winners": len(pays), "lit_winners": len(lit)} and pays
+    assert r.summary == f"{len(wagers)} straight wagers settled right ({len(lit)} lit winners)"
+
+
+def test_no_winner_is_no_pass(table):
+    def collect_all(n, evs):
+        return [e for e in evs if not (e.kind in ("pay", "spin_valid") or e.kind == "round_end")]
+    r = judge(StraightPayouts, table, collect_all)
+    assert (r.verdict, r.summary) == ("indeterminate", "no winning straight wager in the trace")
+
+
+def test_a_losing_straight_paid_fails(table):
+    n, c = next((n, e) for n, e in _settles(table[1]) if e.kind == "collect")
+    paid = dataclasses.replace(c, kind="pay", payload={**c.payload, "win_cents": 100, "odds": "1 to 1"})
+    r = judge(StraightPayouts, table, replace_event(c, paid))
+    assert r.verdict == "fail" and r.findings_total == 1
+    f = r.findings[0]
+    assert (f.round, f.seq) == (n, c.seq)
+    assert re.fullmatch(rf"{c.payload['wager_id']} on {c.payload['number']} lost \(\S+ spun\) but was payed", f.message)
+
+
+def test_a_winner_paid_the_wrong_amount_or_collected_fails(table):
+    n, p = next((n, e) for n, e in _settles(table[1]) if e.kind == "pay")
+    want = int(p.payload["win_cents"])
+    r = judge(StraightPayouts, table, replace_event(p, with_payload(p, win_cents=want + 1)))
+    assert r.verdict == "fail" and r.findings_total == 1 and (r.findings[0].round, r.findings[0].seq) == (n, p.seq)
+    assert f"= {want}; paid {want + 1}" in r.findings[0].message
+    collected = dataclasses.replace(p, kind="collect")
+    r = judge(StraightPayouts, table, replace_event(p, collected))
+    assert r.verdict == "fail" and r.findings_total == 1 and r.findings[0].message.endswith(f"= {want}; collected")
+
+
+def test_a_straight_settled_twice_or_never_or_unaccepted_fails(table):
+    n, c = _settles(table[1])[0]
+    r = judge(StraightPayouts, table, lambda m, evs: evs + [c] if m == n else evs)
+    assert r.verdict == "fail" and r.findings_total == 1
+    assert r.findings[0].message == f"wager {c.payload['wager_id']} settled twice"
+    r = judge(StraightPayouts, table, lambda m, evs: [e for e in evs if e.seq != c.seq])
+    assert r.verdict == "fail" and r.findings_total == 1
+    assert r.findings[0].message == f"wager {c.payload['wager_id']} never settled"
+    stray = with_payload(c, wager_id="x-1")
+    r = judge(StraightPayouts, table, lambda m, evs: evs + [stray] if m == n else evs)
+    assert r.verdict == "fail" and r.findings_total == 1
+    assert r.findings[0].message == "x-1 settled but never accepted"
+
+
+def test_a_round_settled_without_a_valid_spin_fails(table):
+    n, _ = _settles(table[1])[0]
+    r = judge(StraightPayouts, table,
+              lambda m, evs: [e for e in evs if not (m == n and e.kind == "spin_valid")])
+    assert r.verdict == "fail" and r.findings_total == 1
+    assert (r.findings[0].round, r.findings[0].message) == (n, "round settled without a valid spin reported by the wheel")
+
+
+# --------------------------------------------------------------------------- § 617b.5(d) after wagers
+def test_a_healthy_table_draws_after_no_more_bets_and_every_wager(table):
+    r = judge(IlluminationAfterWagers, table)
+    assert (r.verdict, r.findings_total) == ("pass", 0)
+    m = {x.name: x.value for x in r.measurements}
+    assert m["illuminations"] == ROUNDS and m["min_draw_after_close"] >= 0
+
+
+def test_a_draw_before_no_more_bets_fails(table):
+    n, ev = first(table[1], illumination)
+    nmb = next(e for e in table[1][n] if e.device == "croupier" and e.kind == "no_more_bets")
+    early = dataclasses.replace(ev, sim_time=nmb.sim_time - 1.0,
+                                payload={**ev.payload, "device_time_s": nmb.sim_time - 1.0})
+    r = judge(IlluminationAfterWagers, table, replace_event(ev, early))
+    assert r.verdict == "fail" and r.findings_total == 1
+    assert (r.findings[0].round, r.findings[0].seq) == (n, ev.seq)
+    assert r.findings[0].message == (f"numbers drawn at {nmb.sim_time - 1.0:.3f} s, before \"no more bets\" "
+                                     f"({nmb.sim_time:.3f} s)")
+    assert r.summary == "1 draw(s) or wager(s) out of order"
+
+
+def test_a_wager_placed_after_no_more_bets_fails(table):
+    n, w = first(table[1], lambda e: e.device == "croupier" and e.kind == "wager" and e.payload.get("press_id") is None)
+    nmb = next(e for e in table[1][n] if e.device == "croupier" and e.kind == "no_more_bets")
+    late = with_payload(w, placed_s=nmb.sim_time + 0.25)
+    r = judge(IlluminationAfterWagers, table, replace_event(w, late))
+    assert r.verdict == "fail"
+    messages = [f.message for f in r.findings if f.round == n]
+    assert messages[0] == (f"wager {w.payload['wager_id']} placed at {nmb.sim_time + 0.25:.3f} s accepted after "
+                           f"\"no more bets\" ({nmb.sim_time:.3f} s)")
+    ill = next(e for e in table[1][n] if illumination(e))
+    if ill.payload["device_time_s"] < nmb.sim_time + 0.25:  # drawn before that wager: a second finding
+        assert len(messages) == 2 and "before a wager placed at" in messages[1]
+    assert r.findings_total == len(messages)
