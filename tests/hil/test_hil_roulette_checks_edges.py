@@ -1,6 +1,7 @@
-"""The Roulette X checks (§ 617b.5) on a real trace with one piece of evidence changed at a time
-(issue 16: the mutation run found their branches for a faulty selection, an off-paytable value, a
-mis-settled straight wager and an early draw reached by no fast test, only by the slow fault
+"""The Roulette X (§ 617b.5) and Roulette Up (§ 617b.4(f)–(h)) checks on a real trace with one
+piece of evidence changed at a time (issue 16: the mutation run found their branches for a faulty
+selection, an off-paytable value, a mis-settled straight wager, an early draw, a tracker against
+the rules and a Roulette Up wager settled wrong reached by no fast test, only by the slow fault
 scenarios).
 
 One healthy double zero table (Paytable B) is simulated in process once; each test feeds the
@@ -19,7 +20,8 @@ import pytest
 
 from hil.bench import load_bench
 from hil.checks.base import BenchView, CheckConfig, RoundView
-from hil.checks.roulette import DistinctNumbers, IlluminationAfterWagers, PaytableValues, StraightPayouts
+from hil.checks.roulette import (DistinctNumbers, IlluminationAfterWagers, PaytableValues, StraightPayouts, StreakRules,
+                                 UpSettlement)
 from hil.runner import load_rules, simulate
 from hil.scenario import parse_scenario
 from hil.trace import Event, TraceReader
@@ -274,3 +276,89 @@ def test_a_wager_placed_after_no_more_bets_fails(table):
     if ill.payload["device_time_s"] < nmb.sim_time + 0.25:  # drawn before that wager: a second finding
         assert len(messages) == 2 and "before a wager placed at" in messages[1]
     assert r.findings_total == len(messages)
+
+
+# --------------------------------------------------------------------------- § 617b.4(f)-(h) Roulette Up
+def _streaks(rounds):
+    return [(n, e) for n, evs in sorted(rounds.items()) for e in evs if e.device == "croupier" and e.kind == "streak"]
+
+
+def _up_settles(rounds):
+    return [(n, e) for n, evs in sorted(rounds.items()) for e in evs
+            if e.device == "croupier" and e.kind == "up_settle"]
+
+
+def test_a_healthy_table_tracks_every_streak_by_the_rules(table):
+    r = judge(StreakRules, table)
+    streaks = _streaks(table[1])
+    ended = sum(1 for _, e in streaks if e.payload["ended"])
+    assert (r.verdict, r.findings_total) == ("pass", 0) and ended >= 3
+    assert {x.name: x.value for x in r.measurements} == {"numbers_tracked": len(streaks), "streaks_ended": ended}
+    assert r.summary == f"{len(streaks)} numbers tracked, {ended} streaks ended by the rules"
+
+
+def test_a_tracker_that_goes_on_past_a_lower_number_fails_617b4g2i(table):
+    n, s = next((n, e) for n, e in _streaks(table[1]) if e.payload["ended"] and e.payload["end_reason"] == "NOT_GREATER")
+    on = with_payload(s, ended=False, end_reason=None)
+    r = judge(StreakRules, table, replace_event(s, on))
+    assert r.verdict == "fail" and r.findings_total >= 1
+    f = r.findings[0]
+    assert (f.round, f.seq) == (n, s.seq)
+    assert f.message == (f"after {s.payload['numbers'][-1]}: tracker at box {s.payload['length']}, going on; "
+                         f"§ 617b.4(g)(2)(i): box {s.payload['length']}, ended (less than or equal to the preceding "
+                         "number)")
+
+
+def test_a_tracker_at_the_wrong_box_or_with_two_records_fails(table):
+    n, s = next((n, e) for n, e in _streaks(table[1]) if not e.payload["ended"])
+    r = judge(StreakRules, table, replace_event(s, with_payload(s, length=s.payload["length"] + 1)))
+    assert r.verdict == "fail" and (r.findings[0].round, r.findings[0].seq) == (n, s.seq)
+    assert f"tracker at box {s.payload['length'] + 1}, going on" in r.findings[0].message
+    r = judge(StreakRules, table, lambda m, evs: evs + [s] if m == n else evs)
+    assert r.verdict == "fail" and r.findings[0].round == n
+    assert r.findings[0].message == "2 streak records for one number (1 expected)"
+
+
+def test_a_streak_moved_on_a_void_round_fails(table):
+    n, s = _streaks(table[1])[0]
+    r = judge(StreakRules, table, lambda m, evs: [e for e in evs if not (m == n and e.kind == "spin_valid")])
+    assert r.verdict == "fail" and r.findings_total >= 1
+    assert (r.findings[0].round, r.findings[0].seq, r.findings[0].message) == (
+        n, s.seq, "streak moved without a Roulette Up streak in play and a valid spin")
+
+
+def test_a_healthy_table_settles_every_roulette_up_wager_by_the_paytable(table):
+    r = judge(UpSettlement, table)
+    settles = _up_settles(table[1])
+    assert (r.verdict, r.findings_total) == ("pass", 0) and settles
+    m = {x.name: x.value for x in r.measurements}
+    assert m["up_wagers_settled"] == len(settles)
+    assert sum(v for k, v in m.items() if k.startswith("settled_")) == len(settles)
+
+
+def test_a_roulette_up_wager_settled_wrong_twice_early_or_never_fails(table):
+    settles = _up_settles(table[1])
+    n, s = settles[0]
+    got = int(s.payload["returned_cents"])
+    r = judge(UpSettlement, table, replace_event(s, with_payload(s, returned_cents=got + 1)))
+    assert r.verdict == "fail" and r.findings_total == 1 and (r.findings[0].round, r.findings[0].seq) == (n, s.seq)
+    assert r.findings[0].message.endswith(f"returns {got}; {got + 1} returned at length {s.payload['length']}")
+    assert r.summary == "1 Roulette Up settlement(s) wrong"
+    r = judge(UpSettlement, table, replace_event(s, with_payload(s, length=s.payload["length"] + 1)))
+    assert r.verdict == "fail" and r.findings_total == 1
+    assert r.findings[0].message.endswith(f"{got} returned at length {s.payload['length'] + 1}")
+    r = judge(UpSettlement, table, lambda m, evs: evs + [s] if m == n else evs)
+    assert r.verdict == "fail" and r.findings_total == 1 and r.findings[0].message == f"{s.payload['wager_id']} settled twice"
+    r = judge(UpSettlement, table, lambda m, evs: [e for e in evs if e.seq != s.seq])
+    assert r.verdict == "fail" and r.findings_total == 1
+    assert r.findings[0].message == f"{s.payload['wager_id']} never settled when its streak ended"
+    stray = with_payload(s, wager_id="x-u1")
+    r = judge(UpSettlement, table, lambda m, evs: evs + [stray] if m == n else evs)
+    assert r.verdict == "fail" and r.findings_total == 1
+    assert r.findings[0].message == "x-u1 settled but not a wager of this streak"
+    # settled in a round whose streak goes on
+    m_on = next(m for m, e in _streaks(table[1]) if not e.payload["ended"] and m != n)
+    r = judge(UpSettlement, table, lambda m, evs: evs + [s] if m == m_on else evs)
+    assert r.verdict == "fail"
+    assert any(f.round == m_on and f.message == f"{s.payload['wager_id']} settled while its streak goes on"
+               for f in r.findings)
