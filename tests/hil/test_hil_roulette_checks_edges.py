@@ -21,7 +21,7 @@ import pytest
 from hil.bench import load_bench
 from hil.checks.base import BenchView, CheckConfig, RoundView
 from hil.checks.roulette import (DistinctNumbers, IlluminationAfterWagers, PaytableValues, StraightPayouts, StreakRules,
-                                 UpSettlement)
+                                 UpSettlement, UpWagerTiming)
 from hil.runner import load_rules, simulate
 from hil.scenario import parse_scenario
 from hil.trace import Event, TraceReader
@@ -362,3 +362,89 @@ def test_a_roulette_up_wager_settled_wrong_twice_early_or_never_fails(table):
     assert r.verdict == "fail"
     assert any(f.round == m_on and f.message == f"{s.payload['wager_id']} settled while its streak goes on"
                for f in r.findings)
+
+
+def _up_wagers(rounds):
+    return [(n, e) for n, evs in sorted(rounds.items()) for e in evs
+            if e.device == "croupier" and e.kind == "wager" and e.payload["kind"] == "up"]
+
+
+def _up_refusals(rounds):
+    return [(n, e) for n, evs in sorted(rounds.items()) for e in evs
+            if e.device == "croupier" and e.kind == "wager_rejected" and e.payload.get("kind") == "up"]
+
+
+def test_a_healthy_table_takes_roulette_up_wagers_only_before_the_starting_number(table):
+    r = judge(UpWagerTiming, table)
+    accepted, refused = _up_wagers(table[1]), _up_refusals(table[1])
+    assert (r.verdict, r.findings_total) == ("pass", 0) and accepted and refused
+    m = {x.name: x.value for x in r.measurements}
+    assert m["up_wagers_accepted"] == len(accepted) and m["up_wagers_refused"] == len(refused)
+    assert m["up_presses_owed"] >= len([w for _, w in accepted if w.payload.get("press_id") is not None])
+    assert r.summary == (f"{len(accepted)} accepted before their starting number; {len(refused)} refused; "
+                         f"all {m['up_presses_owed']} presses owed a wager or a refusal answered")
+
+
+def test_a_roulette_up_wager_by_a_seat_without_a_roulette_wager_or_after_no_more_bets_fails(table):
+    n, w = _up_wagers(table[1])[0]
+    nmb = next(e for e in table[1][n] if e.device == "croupier" and e.kind == "no_more_bets")
+    r = judge(UpWagerTiming, table, replace_event(w, with_payload(w, seat=99)))
+    assert r.verdict == "fail" and r.findings_total == 1 and (r.findings[0].round, r.findings[0].seq) == (n, w.seq)
+    assert r.findings[0].message == (f"Roulette Up wager {w.payload['wager_id']} by seat 99, who placed no Roulette "
+                                     "wager")
+    r = judge(UpWagerTiming, table, replace_event(w, with_payload(w, placed_s=nmb.sim_time)))
+    assert r.verdict == "fail" and r.findings_total == 1
+    assert r.findings[0].message == f"Roulette Up wager {w.payload['wager_id']} placed after \"no more bets\""
+
+
+def test_a_roulette_up_wager_taken_while_the_streak_runs_fails_617b4d(table):
+    n_run = next(m for m, e in _streaks(table[1]) if not e.payload["ended"])
+    numbers = next(e for e in table[1][n_run] if e.kind == "streak").payload["numbers"]
+    _, w = _up_wagers(table[1])[0]
+    late = dataclasses.replace(w, payload={**w.payload, "wager_id": "late-u1"})
+    r = judge(UpWagerTiming, table, lambda m, evs: evs + [late] if m == n_run + 1 else evs)
+    hits = [f for f in r.findings if f.message.startswith("Roulette Up wager late-u1 accepted with the streak at")]
+    assert r.verdict == "fail" and len(hits) == 1 and hits[0].round == n_run + 1
+    assert hits[0].message == (f"Roulette Up wager late-u1 accepted with the streak at {numbers} (starting number "
+                               "already established)")
+
+
+def test_a_roulette_up_press_refused_for_a_reason_the_trace_does_not_bear_out_fails(table):
+    n, ref = next((n, e) for n, e in _up_refusals(table[1]) if "617b.4(d)" in e.payload["reason"])
+    pid = ref.payload["press_id"]
+    r = judge(UpWagerTiming, table, replace_event(ref, with_payload(ref, reason="the table was busy")))
+    assert r.verdict == "fail" and r.findings_total == 1 and (r.findings[0].round, r.findings[0].seq) == (n, ref.seq)
+    assert r.findings[0].message == (f"press {pid} refused (the table was busy): not a reason § 617b.4(a), (d) "
+                                     "gives")
+    r = judge(UpWagerTiming, table, lambda m, evs: [e for e in evs if e.seq != ref.seq])
+    assert r.verdict == "fail" and r.findings_total == 1
+    assert r.findings[0].message.startswith(f"Roulette Up press {pid} (seat ") and r.findings[0].message.endswith(
+        "accepted by the device before \"no more bets\" is neither a wager nor refused on record (dropped)")
+    # refused as by a player without a Roulette wager, though the seat placed one
+    seat = ref.payload["seat"]
+    straight = [e for e in table[1][n] if e.kind == "wager" and e.payload["kind"] == "straight"]
+    a = with_payload(ref, reason="no Roulette wager this round (§ 617b.4(a))")
+    r = judge(UpWagerTiming, table, replace_event(ref, a))
+    if any(e.payload["seat"] == seat for e in straight):
+        assert r.verdict == "fail" and r.findings[0].message == (
+            f"press {pid} refused as by a player without a Roulette wager (§ 617b.4(a)); seat {seat} placed one "
+            "this round")
+    else:
+        assert (r.verdict, r.findings_total) == ("pass", 0)
+
+
+def test_a_refusal_as_after_the_starting_number_with_no_streak_fails(table):
+    n_end = next(m for m, e in _streaks(table[1]) if e.payload["ended"])
+    n_next = n_end + 1  # the tracker is empty in the round after a streak ended
+    presses = [e for e in table[1][n_next] if e.kind == "press" and e.payload.get("spot") == "roulette-up"
+               and e.payload.get("accepted")]
+    taken = {w.payload.get("press_id"): w for w in table[1][n_next] if w.kind == "wager" and w.payload["kind"] == "up"}
+    pid = next(p.payload["press_id"] for p in presses if p.payload["press_id"] in taken)
+    w = taken[pid]
+    ref = dataclasses.replace(w, kind="wager_rejected", payload={
+        "kind": "up", "seat": w.payload["seat"], "press_id": pid, "stake_cents": w.payload["stake_cents"],
+        "reason": "the Roulette Up streak has started (§ 617b.4(d))"})
+    r = judge(UpWagerTiming, table, replace_event(w, ref))
+    msgs = [f.message for f in r.findings if f.round == n_next]
+    assert r.verdict == "fail" and (f"press {pid} refused as after the starting number (§ 617b.4(d)); the streak "
+                                    "tracker was empty") in msgs
