@@ -13,6 +13,7 @@ check that lost a branch, miscounted, or blamed the wrong event fails here in se
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from pathlib import Path
 
@@ -20,7 +21,8 @@ import pytest
 
 from hil.bench import load_bench
 from hil.checks.base import BenchView, CheckConfig, RoundView
-from hil.checks.roulette import (DistinctNumbers, IlluminationAfterWagers, PaytableValues, StraightPayouts, StreakRules,
+from hil.checks.roulette import (DistinctNumbers, IlluminationAfterWagers, PaytableValues, ProgressiveMeter,
+                                 StraightPayouts, StreakRules,
                                  UpSettlement, UpWagerTiming)
 from hil.runner import load_rules, simulate
 from hil.scenario import parse_scenario
@@ -448,3 +450,108 @@ def test_a_refusal_as_after_the_starting_number_with_no_streak_fails(table):
     msgs = [f.message for f in r.findings if f.round == n_next]
     assert r.verdict == "fail" and (f"press {pid} refused as after the starting number (§ 617b.4(d)); the streak "
                                     "tracker was empty") in msgs
+
+
+# --------------------------------------------------------------------------- § 617b.4(c), (h)(2) the meter
+def _of_kind(rounds, kind):
+    return [(n, e) for n, evs in sorted(rounds.items()) for e in evs if e.device != "croupier" and e.kind == kind]
+
+
+def test_a_healthy_table_increments_the_meter_exactly(table):
+    r = judge(ProgressiveMeter, table)
+    incs = _of_kind(table[1], "meter_increment")
+    assert (r.verdict, r.findings_total) == ("pass", 0) and len(incs) >= 5
+    m = {x.name: x.value for x in r.measurements}
+    assert m["increments"] == len(incs) and m["meter_hits"] == 0
+    assert math.floor(m["meter_end_cents"]) == incs[-1][1].payload["value_cents"]
+    # § 617b.4(h)(2) Progressive Paytable 3 on a 100-cent progressive wager: seed 10,000 × the wager,
+    # incrementation 18 % (18 cents a wager), reserve rate 4 % (4 cents)
+    assert m["meter_end_cents"] == 1_000_000 + 18 * len(incs) and m["reserve_end_cents"] == 4 * len(incs)
+    assert r.summary.startswith(f"{len(incs)} increments and 0 hit(s) exact, on ")
+
+
+def test_an_increment_wrong_twice_missing_or_for_no_wager_fails(table):
+    incs = _of_kind(table[1], "meter_increment")
+    n, inc = incs[0]
+    pid, amount, value = inc.payload["press_id"], inc.payload["amount_cents"], inc.payload["value_cents"]
+    r = judge(ProgressiveMeter, table, replace_event(inc, with_payload(inc, amount_cents=amount + 1)))
+    assert r.verdict == "fail" and r.findings_total == 1 and (r.findings[0].round, r.findings[0].seq) == (n, inc.seq)
+    assert r.findings[0].message.startswith(f"press {pid}: the meter went {amount + 1} up to {value}; ")
+    assert r.findings[0].message.endswith(f"makes {value} (+{amount})")
+    # a value one cent high: that increment, and the next (back on the system's true meter) — each once
+    n2, nxt = incs[1]
+    r = judge(ProgressiveMeter, table, replace_event(inc, with_payload(inc, value_cents=value + 1)))
+    assert r.verdict == "fail" and r.findings_total == 2
+    assert [(f.round, f.seq) for f in r.findings] == [(n, inc.seq), (n2, nxt.seq)]
+    assert r.findings[0].message.startswith(f"press {pid}: the meter went {amount} up to {value + 1}; ")
+    r = judge(ProgressiveMeter, table, lambda m, evs: evs + [inc] if m == n else evs)
+    assert r.verdict == "fail" and f"the meter incremented twice for press {pid}" in [f.message for f in r.findings]
+    r = judge(ProgressiveMeter, table, lambda m, evs: [e for e in evs if e.seq != inc.seq])
+    w = next(e for e in table[1][n] if e.kind == "wager" and e.payload.get("press_id") == pid)
+    assert r.verdict == "fail" and (n, w.seq, f"Roulette Up wager {w.payload['wager_id']} (press {pid}) did not "
+                                    "increment the meter") in [(f.round, f.seq, f.message) for f in r.findings]
+    stray = with_payload(inc, press_id=10**6)
+    r = judge(ProgressiveMeter, table, lambda m, evs: evs + [stray] if m == n else evs)
+    assert r.verdict == "fail" and r.findings[0].message == (
+        f"the meter incremented for press {10**6}, which is no Roulette Up wager of a played round (a late press, "
+        "the rig's probe, a refused press or a void round)")
+
+
+def test_a_meter_read_off_its_wagers_fails_once(table):
+    n, inc = _of_kind(table[1], "meter_increment")[0]
+    reading = dataclasses.replace(inc, kind="meter_reading", payload={"meters": {"progressive": 7}, "link_up": True})
+    r = judge(ProgressiveMeter, table, lambda m, evs: evs + [reading] if m == n else evs)
+    # the reading, then the next increment (the system's true meter, not the 7 it showed): each once
+    assert r.verdict == "fail" and r.findings_total == 2
+    at_end = [e.payload["value_cents"] for e in table[1][n] if e.kind == "meter_increment"][-1]  # read after them
+    assert (r.findings[0].round, r.findings[0].message) == (n, f"the meter shows 7 when read; its seed, wagers and "
+                                                            f"payouts make it {at_end}")
+    assert r.findings[1].message.endswith(" on 7.0000 makes 25 (+18)")
+    unlinked = dataclasses.replace(reading, payload={**reading.payload, "link_up": False})
+    assert judge(ProgressiveMeter, table, lambda m, evs: evs + [unlinked] if m == n else evs).verdict == "pass"
+
+
+def test_a_meter_paid_with_no_streak_due_fails(table):
+    n, inc = _of_kind(table[1], "meter_increment")[0]
+    hit = dataclasses.replace(inc, kind="meter_hit", payload={
+        "meter": "progressive", "jackpot_cents": inc.payload["value_cents"], "winners": 1, "percent": 100,
+        "paid_cents": inc.payload["value_cents"], "remainder_cents": 0, "reseed_cents": 1000000,
+        "value_cents": 1000000, "reserve_cents": 0})
+    r = judge(ProgressiveMeter, table, lambda m, evs: evs + [hit] if m == n else evs)
+    assert r.verdict == "fail"
+    assert (n, "the system paid the meter; no streak won \"100% of progressive meter\"") in [
+        (f.round, f.message) for f in r.findings]
+
+
+def _meter_declared(**changes):
+    def setup_change(events):
+        out = []
+        for e in events:
+            if e.device == "roulette_wagering" and e.kind == "device_info":
+                meters = [{**m, **changes} for m in e.payload["meters"]]
+                e = with_payload(e, meters=meters)
+            out.append(e)
+        return out
+    return setup_change
+
+
+@pytest.mark.parametrize(("changes", "message"), [
+    ({"seed_cents": 999999}, "the system's meter declares seed_cents 999999; "),
+    ({"reseed_cents": 5}, "the system's meter declares reseed_cents 5; "),
+    ({"increment_rate": "0.17"}, "the system's meter declares increment_rate 0.17; "),
+    ({"reserve_rate": "0.03"}, "the system's meter declares reserve_rate 0.03; "),
+    ({"reseed_from_reserve": True}, "the system's meter restarts from its reserve; "),
+])
+def test_a_system_meter_off_the_regulations_row_fails_in_round_0(table, changes, message):
+    r = judge(ProgressiveMeter, table, setup_change=_meter_declared(**changes))
+    zero = [f for f in r.findings if f.round == 0]
+    assert r.verdict == "fail" and len(zero) == 1 and zero[0].message.startswith(message)
+    assert "(§ 617b.4(h)(2))" in zero[0].message
+
+
+def test_a_system_without_the_meter_fails_617b4c(table):
+    r = judge(ProgressiveMeter, table, setup_change=_meter_declared(name="other"))
+    zero = [f for f in r.findings if f.round == 0]
+    assert r.verdict == "fail" and len(zero) == 1
+    assert zero[0].message.endswith("needs a progressive table game system with its meter (§ 617b.4(c)); the "
+                                    "wagering device declares meters other")
