@@ -693,3 +693,94 @@ def test_sprt_direction_only_bias():
     assert pooled.verdict == "pass", pooled.summary
     # the direction read from the wheel's own report: the same spins anticlockwise-only are fair
     assert sprt_judge(spins, f"anticlockwise pocket {HOT} +50 %").verdict != "fail"
+
+
+# --------------------------------------------------------------------------- RW-pocket-sprt: the run's stop
+def sprt_rounds(spins, stop_at: int | list[int] | None = None, decision: str = "H0", after: int = 0):
+    """One round per spin (with its ``round_end``); a ``monitor_stop`` in each round of ``stop_at``
+    (1-based); ``after`` more fair rounds played after the last spin."""
+    stops = [] if stop_at is None else [stop_at] if isinstance(stop_at, int) else stop_at
+    rounds = []
+    for i, (p, d) in enumerate(list(spins) + [("0", "cw")] * after, 1):
+        r = [("croupier", "spin_command", {"attempt": 1}),
+             ("ball_wheel", "ball_result", {"spin_id": i, "pocket": int(p), "rotor_direction": d}),
+             ("croupier", "spin_valid", {"attempt": 1}), ("croupier", "round_end", {"round": i, "void": False})]
+        if i in stops:
+            r.append(("croupier", "monitor_stop", {"decision": decision, "round": i}))
+        rounds.append(r)
+    return rounds
+
+
+def sprt_run(rounds, stop=True, bias=f"pocket {HOT} +50 %"):
+    monitor = {"bias": bias, "alpha": SPRT_ALPHA, "beta": SPRT_BETA, "min_spins": 0, "stop": stop}
+    return judge(PocketSprt, rounds, roulette_bench(), monitor=monitor)
+
+
+def test_sprt_a_run_stopped_where_the_replay_decides_passes():
+    spins = wheel_spins(25, 1, 1)
+    decision, at = wald(sprt_llr(spins, f"pocket {HOT} +50 %"))
+    assert decision == "H0"
+    res = sprt_run(sprt_rounds(spins[:at], stop_at=at))
+    assert (res.verdict, res.findings_total) == ("pass", 0), res.summary
+    assert measured(res)["decided_at_round"] == at and measured(res)["decided_at_spin"] == at
+    assert res.summary.startswith(f"fair accepted (H0) against 'pocket {HOT} +50 %' after {at} spins: ")
+
+
+@pytest.mark.parametrize(("case", "message"), [
+    ("late", "the run recorded the monitor deciding H0 at round {late}; the trace's spins decide H0 at round {at}"),
+    ("wrong", "the run recorded the monitor deciding H1 at round {at}; the trace's spins decide H0 at round {at}"),
+    ("early", "the run recorded a monitor decision H0 at round {early}; the trace's {early} spins do not make the "
+              "test decisive"),
+    ("after", "3 round(s) played after the monitor stopped the run at round {at}"),
+    ("missing", "the test was decisive (H0) at round {at}, and the run went on without recording the monitor's stop"),
+    # a second stop a round after the first (which came a round early, and played one round on)
+    ("twice", "2 monitor_stop records; the monitor decides once"),
+])
+def test_sprt_a_stop_the_replay_does_not_bear_out_fails(case, message):
+    spins = wheel_spins(25, 1, 1)
+    _, at = wald(sprt_llr(spins, f"pocket {HOT} +50 %"))
+    late, early = at + 2, at - 5
+    rounds = {"late": lambda: sprt_rounds(spins[:late], stop_at=late),
+              "wrong": lambda: sprt_rounds(spins[:at], stop_at=at, decision="H1"),
+              "early": lambda: sprt_rounds(spins[:early], stop_at=early),
+              "after": lambda: sprt_rounds(spins[:at], stop_at=at, after=3),
+              "missing": lambda: sprt_rounds(spins[:at + 4]),
+              "twice": lambda: sprt_rounds(spins[:at], stop_at=[at - 1, at])}[case]()
+    res = sprt_run(rounds)
+    want = message.format(at=at, late=late, early=early)
+    count = 3 if case == "twice" else 1
+    assert res.verdict == "fail" and res.findings_total == count, (res.summary, res.findings)
+    assert res.findings[0].message.startswith(want), res.findings[0].message
+    assert res.summary == f"{count} finding(s) against the sequential test"
+    if case in ("after", "missing"):  # a monitor told not to stop the run: going on is no finding
+        assert sprt_run(rounds, stop=False).verdict == "pass"
+
+
+def test_sprt_a_pocket_off_the_wheel_is_a_finding_and_a_monitor_that_cannot_be_replayed_fails():
+    spins = wheel_spins(25, 1, 1)
+    _, at = wald(sprt_llr(spins, f"pocket {HOT} +50 %"))
+    rounds = sprt_rounds(spins[:at], stop_at=at)
+    rounds[0][1] = ("ball_wheel", "ball_result", {"spin_id": 1, "pocket": 37, "rotor_direction": "cw"})
+    res = sprt_run(rounds)
+    assert res.verdict == "fail" and [(f.round, f.message) for f in res.findings][:1] == [
+        (1, "the wheel reported 37, no pocket of the single-zero wheel")]
+    bad = sprt_run(sprt_rounds(spins[:5]), bias="pocket 99 +50 %")
+    assert (bad.verdict, bad.summary) == ("fail", "the monitor cannot be replayed")
+    assert bad.findings[0].message.startswith("the monitor the trace records cannot be replayed: ")
+    none = judge(PocketSprt, sprt_rounds(spins[:5]), roulette_bench())
+    assert (none.verdict, none.summary) == ("indeterminate", "the scenario has no sequential monitor (scenario monitor:)")
+
+
+def test_sprt_the_planned_bias_accepted_fails_with_one_finding_and_names_it():
+    bias = f"pocket {HOT} +50 %"
+    spins = wheel_spins(40, 2, 1)
+    _, at = wald(sprt_llr(spins, bias))
+    res = sprt_run(sprt_rounds(spins[:at], stop_at=at, decision="H1"))
+    assert res.verdict == "fail" and res.findings_total == 1
+    assert res.summary == f"the wheel is not fair: {bias!r} accepted after {at} spins"
+    assert res.findings[0].round == at and res.findings[0].message.startswith(
+        f"the planned bias {bias!r} accepted (H1) after {at} valid spins: log-likelihood ratio ")
+    # the bias accepted and a stop recorded a round late: two findings, the summary counts them
+    late = sprt_run(sprt_rounds(spins[:at + 1], stop_at=at + 1, decision="H1"))
+    assert late.verdict == "fail" and late.findings_total == 2
+    assert late.summary == "2 finding(s) against the sequential test"
