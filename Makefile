@@ -43,11 +43,12 @@ soak: $(STAMP)
 # the opt-in mutation tier (tests marked mutation, and the planted bugs; never in `make test`'s default
 # run): issue 16's eleven planted bugs, each in a copy of the repo against its fast catchers, then mutmut
 # over rules/ and hil/checks/ ([tool.mutmut] in pyproject.toml) judged against tests/mutation/survivors.txt;
-# the report in $(OUT)/mutation (docs/mutation.md). Hours on 2 cores; narrow it with
+# the report in $(OUT)/mutation (docs/mutation.md). Many hours on 2 cores: the whole scope runs in
+# $(OUT)/mutation-work and an interrupted run goes on there the next time; narrow it with
 # CROUPIER_MUTATION_ONLY='rules/roulette_up.py' CROUPIER_MUTATION_TESTS='tests/rules/test_rules_roulette_up.py'
 mutation: $(STAMP)
 	$(BIN)/python -m pip install --quiet 'mutmut>=3.8,<4'
-	CROUPIER_MUTATION=1 CROUPIER_MUTATION_OUT=$(abspath $(OUT))/mutation $(BIN)/python -m pytest -n 0 tests/mutation $(PYTEST_ARGS)
+	CROUPIER_MUTATION=1 CROUPIER_MUTATION_OUT=$(abspath $(OUT))/mutation CROUPIER_MUTATION_KEEP=$(abspath $(OUT))/mutation-work $(BIN)/python -m pytest -n 0 tests/mutation $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python bench/sim_speed.py

@@ -27,7 +27,7 @@ from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
-from tests.mutation.planted import REPO, copy_repo
+from tests.mutation.planted import COPY_IGNORE, REPO, copy_repo
 
 #: the reviewed survivors: ``mutant.name`` [# why it is equivalent or accepted]; one a line
 BASELINE = REPO / "tests" / "mutation" / "survivors.txt"
@@ -121,10 +121,30 @@ def narrow(pyproject: Path, only: list[str], tests: list[str]) -> None:
     pyproject.write_text(text, encoding="utf-8")
 
 
+def refresh_copy(root: Path, src: Path = REPO) -> Path:
+    """The kept copy at ``root`` brought to the repo's sources as they are now — every file but
+    mutmut's ``mutants/`` tree removed, the repo copied over — so that mutmut, run there again, goes
+    on: it keeps each mutant's result (``mutants/*.meta``), mutates afresh the functions whose source
+    changed and judges only the mutants without a result."""
+    import shutil
+
+    for entry in root.iterdir():
+        if entry.name == "mutants":
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry)
+        else:
+            entry.unlink()
+    shutil.copytree(src, root, ignore=COPY_IGNORE, dirs_exist_ok=True)
+    return root
+
+
 def run(work: Path, *, only: list[str] = (), tests: list[str] = (), max_children: int = 2,
         mutmut: str | None = None) -> dict[str, str]:
-    """Copy the repo to ``work``/repo, run mutmut there, return {mutant: status}."""
-    root = copy_repo(work / "repo")
+    """Copy the repo to ``work``/repo (or refresh the copy a kept run left there: it resumes), run
+    mutmut there, return {mutant: status}."""
+    root = work / "repo"
+    root = refresh_copy(root) if (root / "mutants").is_dir() else copy_repo(root)
     narrow(root / "pyproject.toml", list(only), list(tests))
     exe = mutmut or str(Path(sys.executable).with_name("mutmut"))
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
@@ -278,7 +298,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", action="append", default=[], help="only_mutate glob (repeatable)")
     ap.add_argument("--tests", action="append", default=[], help="test path for the selection (repeatable)")
     ap.add_argument("--max-children", type=int, default=2)
-    ap.add_argument("--keep", type=Path, help="run in this folder and keep it (default: a temp folder)")
+    ap.add_argument("--keep", type=Path, help="run in this folder and keep it (default: a temp folder); a "
+                    "folder a run left goes on from where that run stopped")
     ap.add_argument("--report-only", action="store_true",
                     help="no run: report on the mutmut run kept in --keep (an interrupted one too)")
     args = ap.parse_args(argv)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.mutation.mutmut_run import (BASELINE, diffs, function_of, import_time_functions, judge, kind_of, kinds,
-                                       narrow, parse_results, read_baseline, report, run)
+                                       narrow, parse_results, read_baseline, refresh_copy, report, run)
 
 RESULTS = """\
     rules.roulette_up.x__payout__mutmut_1: killed
@@ -98,6 +98,22 @@ def test_a_survivor_is_sorted_by_what_it_changed(tmp_path):
         "rules.roulette_up.xǁStreakStateǁadd__mutmut_7"]
 
 
+def test_a_kept_run_is_refreshed_to_the_sources_and_keeps_mutmuts_results(tmp_path):
+    src, root = tmp_path / "src", tmp_path / "work" / "repo"
+    (src / "rules").mkdir(parents=True)
+    (src / "rules" / "odds.py").write_text("X = 2\n", encoding="utf-8")
+    (src / ".git").mkdir()
+    (root / "rules").mkdir(parents=True)
+    (root / "rules" / "odds.py").write_text("X = 1\n", encoding="utf-8")
+    (root / "rules" / "gone.py").write_text("", encoding="utf-8")  # deleted from the repo since
+    (root / "mutants" / "rules").mkdir(parents=True)
+    (root / "mutants" / "rules" / "odds.py.meta").write_text("{}", encoding="utf-8")
+    assert refresh_copy(root, src) == root
+    assert (root / "rules" / "odds.py").read_text(encoding="utf-8") == "X = 2\n"
+    assert not (root / "rules" / "gone.py").exists() and not (root / ".git").exists()
+    assert (root / "mutants" / "rules" / "odds.py.meta").read_text(encoding="utf-8") == "{}"
+
+
 def test_a_mutant_names_its_function():
     assert function_of("rules.roulette_up.x__payout__mutmut_12") == ("rules.roulette_up", "_payout")
     assert function_of("rules.mc.crazy_time.x_play__mutmut_3") == ("rules.mc.crazy_time", "play")
@@ -150,14 +166,19 @@ def test_the_reviewed_survivors_are_mutant_names_each_with_its_reason():
 @pytest.mark.mutation
 def test_no_unreviewed_mutant_survives(tmp_path):
     """The whole [tool.mutmut] scope. CROUPIER_MUTATION_ONLY / CROUPIER_MUTATION_TESTS (comma
-    separated) narrow it; the report goes to CROUPIER_MUTATION_OUT (default: the test's tmp dir)."""
+    separated) narrow it; the report goes to CROUPIER_MUTATION_OUT (default: the test's tmp dir).
+    The whole scope runs in CROUPIER_MUTATION_KEEP when set (``make mutation``: out/mutation-work),
+    and goes on there from where an interrupted run stopped; a narrowed run in the test's tmp dir."""
     only = [s for s in os.environ.get("CROUPIER_MUTATION_ONLY", "").split(",") if s]
     tests = [s for s in os.environ.get("CROUPIER_MUTATION_TESTS", "").split(",") if s]
     out = Path(os.environ.get("CROUPIER_MUTATION_OUT") or tmp_path / "report")
-    results = run(tmp_path, only=only, tests=tests)
-    at_import = import_time_functions(tmp_path / "repo")
+    keep = os.environ.get("CROUPIER_MUTATION_KEEP")
+    work = Path(keep) if keep and not (only or tests) else tmp_path  # a kept folder: the run goes on there
+    work.mkdir(parents=True, exist_ok=True)
+    results = run(work, only=only, tests=tests)
+    at_import = import_time_functions(work / "repo")
     new, accepted, broken = judge(results, read_baseline(), at_import)  # import-time survivors: reported apart
-    mutants = tmp_path / "repo" / "mutants"
+    mutants = work / "repo" / "mutants"
     summary = report(results, out, diffs(mutants, new + accepted), at_import, kinds(mutants, new + accepted))
     assert results and not broken, f"mutmut left {len(broken)} mutant(s) unjudged: {broken[:10]}"
     assert not new, (f"{len(new)} mutant(s) survive that {BASELINE.name} does not list (report in {out}: "
