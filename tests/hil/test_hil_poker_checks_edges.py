@@ -11,17 +11,13 @@ verdict, the number of findings, the round and seq each names and the figures ea
 from __future__ import annotations
 
 import dataclasses
-import re
 from pathlib import Path
 
 import pytest
 
-from hil.bench import load_bench
-from hil.checks.base import BenchView, CheckConfig, RoundView
 from hil.checks.poker import UthBadBeat, UthPlayTheBoard, UthSettledBeforeCardsRemoved, UthTrips, UthUltimatePairs
-from hil.runner import load_rules, simulate
-from hil.scenario import parse_scenario
-from hil.trace import Event, TraceReader
+from hil.trace import Event
+from tests.hil.trace_edits import Table, croupier_records, judge, replace_event, simulated_table, with_payload
 
 SCENARIO = Path(__file__).resolve().parents[2] / "scenarios" / "uth" / "uth_normal_play.yaml"
 ROUNDS = 40
@@ -30,37 +26,16 @@ SIDE = {UthTrips: "trips", UthBadBeat: "bad-beat", UthPlayTheBoard: "play-the-bo
 
 
 @pytest.fixture(scope="module")
-def table(tmp_path_factory) -> tuple[list[Event], dict[int, list[Event]]]:
+def table(tmp_path_factory) -> Table:
     """(round 0's events, {round: its events}) of a healthy Ultimate Texas Hold 'Em table."""
-    text = re.sub(r"^rounds: \d+$", f"rounds: {ROUNDS}", SCENARIO.read_text(encoding="utf-8"), flags=re.M)
-    path = tmp_path_factory.mktemp("uth") / "t.sqlite"
-    simulate(parse_scenario(text, str(SCENARIO)), load_bench(), load_rules(), path, 1)
-    with TraceReader(path) as reader:
-        rounds = dict(reader.rounds())
-    return rounds.pop(0), rounds
+    return simulated_table(SCENARIO, ROUNDS, tmp_path_factory.mktemp("uth"))
 
 
-def judge(cls, table, change=None, setup_change=None):
-    setup, rounds = table
-    check = cls(CheckConfig())
-    check.setup(BenchView.of(setup_change(list(setup)) if setup_change else setup))
-    for n, events in sorted(rounds.items()):
-        check.observe(RoundView.of(n, change(n, list(events)) if change else events))
-    return check.result()
 
-
-def with_payload(ev: Event, **changes) -> Event:
-    return dataclasses.replace(ev, payload={**ev.payload, **changes})
-
-
-def replace_event(target: Event, new: Event):
-    return lambda n, evs: [new if e.seq == target.seq else e for e in evs]
 
 
 def settles(rounds, wager: str, kind: str | None = None) -> list[tuple[int, Event]]:
-    return [(n, e) for n, evs in sorted(rounds.items()) for e in evs
-            if e.device == "croupier" and e.kind in ("pay", "collect") and e.payload.get("wager") == wager
-            and (kind is None or e.kind == kind)]
+    return croupier_records(rounds, (kind,) if kind else ("pay", "collect"), wager=wager)
 
 
 def measured(r) -> dict:

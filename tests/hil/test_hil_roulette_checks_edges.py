@@ -19,43 +19,22 @@ from pathlib import Path
 
 import pytest
 
-from hil.bench import load_bench
-from hil.checks.base import BenchView, CheckConfig, RoundView
 from hil.checks.roulette import (DistinctNumbers, IlluminationAfterWagers, PaytableValues, ProgressiveMeter,
                                  StraightPayouts, StreakRules,
                                  UpSettlement, UpWagerTiming)
-from hil.runner import load_rules, simulate
-from hil.scenario import parse_scenario
-from hil.trace import Event, TraceReader
+from hil.trace import Event
+from tests.hil.trace_edits import Table, croupier_records, judge, replace_event, simulated_table, with_payload
 
 SCENARIO = Path(__file__).resolve().parents[2] / "scenarios" / "roulette" / "roulette_normal_play.yaml"
 ROUNDS = 60
 
 
 @pytest.fixture(scope="module")
-def table(tmp_path_factory) -> tuple[list[Event], dict[int, list[Event]]]:
+def table(tmp_path_factory) -> Table:
     """(round 0's events, {round: its events}) of a healthy double zero Roulette X table."""
-    text = re.sub(r"^rounds: \d+$", f"rounds: {ROUNDS}", SCENARIO.read_text(encoding="utf-8"), flags=re.M)
-    path = tmp_path_factory.mktemp("roulette-x") / "t.sqlite"
-    simulate(parse_scenario(text, str(SCENARIO)), load_bench(), load_rules(), path, 1)
-    with TraceReader(path) as reader:
-        rounds = dict(reader.rounds())
-    return rounds.pop(0), rounds
+    return simulated_table(SCENARIO, ROUNDS, tmp_path_factory.mktemp("roulette-x"))
 
 
-def judge(cls, table, change=None, setup_change=None):
-    """``cls``'s result over the table's rounds; ``change(n, events) -> events`` alters a round,
-    ``setup_change(events) -> events`` round 0."""
-    setup, rounds = table
-    check = cls(CheckConfig())
-    check.setup(BenchView.of(setup_change(list(setup)) if setup_change else setup))
-    for n, events in sorted(rounds.items()):
-        check.observe(RoundView.of(n, change(n, list(events)) if change else events))
-    return check.result()
-
-
-def with_payload(ev: Event, **changes) -> Event:
-    return dataclasses.replace(ev, payload={**ev.payload, **changes})
 
 
 def first(rounds: dict[int, list[Event]], pred) -> tuple[int, Event]:
@@ -66,9 +45,6 @@ def first(rounds: dict[int, list[Event]], pred) -> tuple[int, Event]:
 def illumination(e: Event) -> bool:
     return e.device == "illuminator" and e.kind == "illumination"
 
-
-def replace_event(target: Event, new: Event):
-    return lambda n, evs: [new if e.seq == target.seq else e for e in evs]
 
 
 # --------------------------------------------------------------------------- § 617b.5(d) 2-5 distinct
@@ -178,8 +154,7 @@ def test_a_ball_wheel_missing_a_compartment_fails_617b5c(table):
 
 # --------------------------------------------------------------------------- § 617b.5(e)-(f) straights
 def _settles(rounds):
-    return [(n, e) for n, evs in sorted(rounds.items()) for e in evs
-            if e.device == "croupier" and e.kind in ("collect", "pay") and e.payload.get("kind") == "straight"]
+    return croupier_records(rounds, ("collect", "pay"), kind="straight")
 
 
 def test_a_healthy_table_settles_every_straight_wager(table):
@@ -282,12 +257,11 @@ def test_a_wager_placed_after_no_more_bets_fails(table):
 
 # --------------------------------------------------------------------------- § 617b.4(f)-(h) Roulette Up
 def _streaks(rounds):
-    return [(n, e) for n, evs in sorted(rounds.items()) for e in evs if e.device == "croupier" and e.kind == "streak"]
+    return croupier_records(rounds, ("streak",))
 
 
 def _up_settles(rounds):
-    return [(n, e) for n, evs in sorted(rounds.items()) for e in evs
-            if e.device == "croupier" and e.kind == "up_settle"]
+    return croupier_records(rounds, ("up_settle",))
 
 
 def test_a_healthy_table_tracks_every_streak_by_the_rules(table):
@@ -367,13 +341,11 @@ def test_a_roulette_up_wager_settled_wrong_twice_early_or_never_fails(table):
 
 
 def _up_wagers(rounds):
-    return [(n, e) for n, evs in sorted(rounds.items()) for e in evs
-            if e.device == "croupier" and e.kind == "wager" and e.payload["kind"] == "up"]
+    return croupier_records(rounds, ("wager",), kind="up")
 
 
 def _up_refusals(rounds):
-    return [(n, e) for n, evs in sorted(rounds.items()) for e in evs
-            if e.device == "croupier" and e.kind == "wager_rejected" and e.payload.get("kind") == "up"]
+    return croupier_records(rounds, ("wager_rejected",), kind="up")
 
 
 def test_a_healthy_table_takes_roulette_up_wagers_only_before_the_starting_number(table):
