@@ -70,6 +70,11 @@ class SerialContext:
         with self._lock:
             return self.frames[i:]
 
+    def index_of(self, frame: Frame, start: int = 0) -> int:
+        """Where ``frame`` (this very object) stands in the arrival order, from ``start`` on."""
+        with self._lock:
+            return next(i for i in range(start, len(self.frames)) if self.frames[i] is frame)
+
     @property
     def mark(self) -> int:
         with self._lock:
@@ -99,11 +104,18 @@ class SerialContext:
         return seq, tx, ack, mark
 
     async def hello(self) -> tuple[int, Frame, Frame] | None:
-        """HELLO → (tx_ns, the ACK, the device's HELLO); the clock offset from the best round trip."""
+        """HELLO → (tx_ns, the ACK, the device's HELLO); the clock offset from the best round trip.
+
+        The answer is the first ``HELLO`` after the ``ACK`` of ours (the device ACKs, then
+        answers): a ``HELLO`` before that ACK is the device's power-up one, or a stale one still
+        in the pipe when ours left, whose clock was read before ours was sent — taken as the
+        answer, it shifts the offset by as much as it is old, outside the half round trip."""
         seq, tx, ack, mark = await self.command("HELLO", device_kind="host", protocol_version=1,
                                                 clock_ns=time.perf_counter_ns())
-        answer = await self.wait_for(mark, lambda f: f.msg_type == "HELLO")
-        if ack is None or answer is None:
+        if ack is None:
+            return None
+        answer = await self.wait_for(self.index_of(ack, mark) + 1, lambda f: f.msg_type == "HELLO")
+        if answer is None:
             return None
         rtt = answer.rx_ns - tx
         offset = answer.fields["clock_ns"] - (tx + answer.rx_ns) / 2

@@ -65,3 +65,37 @@ def test_the_roulette_wheel_stub_passes_and_a_sensor_fault_fails_the_warnings_cl
         broken = run("roulette-wheel", serial=stub.url)
     assert set(failing(broken)) == {"RW-warnings"}, failing(broken)
     assert "sensor_fault" in failing(broken)["RW-warnings"]
+
+
+def test_the_clock_offset_comes_from_the_hello_after_our_ack_not_a_stale_one():
+    """A device's power-up HELLO still in the pipe when the kit's HELLO leaves arrives before the
+    ACK of it; its clock was read before ours left, so taken as the answer it would shift the offset
+    by its age (the CI flake: a LOCKOUT_COMMAND 2.9 ms "outside" its round trip). The answer is the
+    first HELLO after the ACK; the stale one changes nothing."""
+    import asyncio
+
+    from hil.conformance.serial_frames import SerialContext
+    from hil.wire.frames import Frame
+
+    class ScriptedLink:
+        """The device: a stale HELLO (clock read 5 ms before ours left), the ACK, then its answer
+        with its clock read 1 ms after ours left (device clock = host clock + 1 s)."""
+
+        def __init__(self, ctx):
+            self.ctx = ctx
+
+        def send(self, msg_type, **_fields):
+            tx = 10_000_000_000
+            hello = {"device_kind": "wagering", "protocol_version": 1}
+            for f in (Frame("HELLO", 0, dict(hello, clock_ns=tx - 5_000_000 + 10**9), tx + 100_000),
+                      Frame("ACK", 1, {"acked_seq": 7, "status": "ok"}, tx + 1_500_000),
+                      Frame("HELLO", 2, dict(hello, clock_ns=tx + 1_000_000 + 10**9), tx + 2_000_000)):
+                self.ctx._on_frame(f)
+            return 7, tx
+
+    ctx = SerialContext("loop://", "wagering")  # never opened: the link is scripted
+    ctx.link = ScriptedLink(ctx)
+    tx, ack, answer = asyncio.run(ctx.hello())
+    assert ack.fields["acked_seq"] == 7 and answer.seq == 2
+    assert ctx.offset_ns == 10**9 and ctx.offset_uncertainty_ns == 1_000_000
+    # the true offset (10^9 ns) is inside the estimate's bounds; the stale HELLO's would be 6 ms off
