@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from hil.checks.adversary import TIME_RESOLUTION_S, CrazyTimeLateBets, RouletteLateBets
+from hil.checks.adversary import TIME_RESOLUTION_S, CrazyTimeLateBets, RouletteLateBets, UthLateBets
 from hil.checks.base import CheckConfig, RoundView
 from hil.trace import Event
 
@@ -113,57 +113,95 @@ def golden():
     r3.attempt(31, 15.0001)  # after nmb, after the command: inside the latency (and within UW: straddling)
     r4 = Round(4, 400, nmb=None)
     r4.attempt(41, 15.0)  # no "no more bets": on time by definition
+    r5 = Round(5, 500)  # round 1 again in part: each counter counts past one, the widest window is kept
+    r5.command(15.002, ack=15.0025)
+    r5.attempt(51, None)  # unregistered, first: the attempts after it are judged all the same
+    r5.attempt(52, 14.9997, croupier="wager")  # straddling, the croupier's call
+    marks["late_wager_2"] = r5.attempt(53, 15.0125, croupier="wager")  # past the edge by 0.2 ms more than U
+    r5.attempt(54, 15.004)  # after the ack by 1.5 ms: the widest (10.5 ms, round 1) stays
     rounds = [(r1, {"wagering": U}, {"wagering": UW}), (r2, {}, None),
-              (r3, {"wagering": 0.0006}, {"wagering": 0.0006}), (r4, {"wagering": U}, None)]
+              (r3, {"wagering": 0.0006}, {"wagering": 0.0006}), (r4, {"wagering": U}, None),
+              (r5, {"wagering": U}, {"wagering": UW})]
     return rounds, marks
 
 
 def test_every_measurement_of_the_whole_picture():
     rounds, _ = golden()
     res, m, _ = judge(rounds)
-    assert res.verdict == "fail" and res.rounds_examined == 4 and res.findings_total == 3
+    assert res.verdict == "fail" and res.rounds_examined == 5 and res.findings_total == 5
     assert {k: (_ms(v) if isinstance(v, float) else v) for k, v in m.items()} == {
-        "attempts": 17,  # 12 + 3 + 1 + 1 (round 2's through the actuator among its 3)
-        "attempts_answered": 16,
-        "attempts_unregistered": 1,
+        "attempts": 21,  # 12 + 3 + 1 + 1 + 4 (round 2's through the actuator among its 3)
+        "attempts_answered": 19,
+        "attempts_unregistered": 2,  # 12, 51
         "attempts_unsent": 0,
         "accepted_before_no_more_bets": 4,  # 1, 2, 21, 41
         "refused": 3,  # 10, 11, 23
-        "attempts_after_no_more_bets": 12,  # 3..11 (9), 22, 23, 31
-        "accepted_after_no_more_bets": 9,  # 3, 4, 5, 6, 7, 8, 9, 22, 31
-        "accepted_after_lock_edge": 1,  # 9
-        "accepted_before_device_lockout_command": 3,  # 3, 4, 5
-        "accepted_inside_latency": 4,  # 6, 7, 8, 31
-        "accepted_after_lockout_ack": 4,  # 6, 7, 8, 9
+        "attempts_after_no_more_bets": 15,  # 3..11 (9), 22, 23, 31, 52, 53, 54
+        "accepted_after_no_more_bets": 12,  # 3, 4, 5, 6, 7, 8, 9, 22, 31, 52, 53, 54
+        "accepted_after_lock_edge": 2,  # 9, 53
+        "accepted_before_device_lockout_command": 4,  # 3, 4, 5, 52
+        "accepted_inside_latency": 5,  # 6, 7, 8, 31, 54
+        "accepted_after_lockout_ack": 6,  # 6, 7, 8, 9, 53, 54
         "widest_window": 10.5,  # press 9, 15.013 - 15.0025
         "latest_accepted_after_no_more_bets": 13.0,  # press 9
-        "accepted_within_clock_uncertainty_of_no_more_bets": 2,  # 3 (UW 0.5 ms), 31 (0.6 ms)
+        "accepted_within_clock_uncertainty_of_no_more_bets": 3,  # 3, 52 (UW 0.5 ms), 31 (0.6 ms)
         "lockout_command_after_no_more_bets_max": 2.0,
         "rounds_without_lockout_command": 2,  # rounds 2 and 4
         "accepted_unjudged": 1,  # 22
-        "became_wagers": 1,  # 9
+        "became_wagers": 2,  # 9, 53
         "meter_increments": 1,  # 7
-        "croupier wager": 1,
-        "croupier wager (within the clock's uncertainty)": 1,
+        "croupier wager": 2,
+        "croupier wager (within the clock's uncertainty)": 2,  # 3, 52
         "croupier refused: late": 2,
-        "croupier no record": 5,  # 6, 7, 8, 22, 31
+        "croupier no record": 6,  # 6, 7, 8, 22, 31, 54
         "device refused: locked_out": 3,
     }
+    units = {x.name: (x.unit, x.limit) for x in res.measurements}
+    judged = {"accepted_after_lock_edge", "accepted_unjudged", "became_wagers", "meter_increments"}
+    seconds = {"widest_window", "latest_accepted_after_no_more_bets", "lockout_command_after_no_more_bets_max"}
+    assert units == {k: ("s" if k in seconds else "rounds" if k == "rounds_without_lockout_command" else "attempts",
+                         "== 0" if k in judged else None) for k in m}
 
 
 def test_every_finding_of_the_whole_picture():
     rounds, marks = golden()
     res, _, findings = judge(rounds)
-    wager9 = next(e for e in rounds[0][0].events if e.kind == "wager" and e.payload["press_id"] == 9)
+
+    def wager(r, pid):
+        return next(e for e in r.events if e.kind == "wager" and e.payload["press_id"] == pid)
     assert findings == [
         (1, marks["meter"].seq, 'attempt 1-7: press 7, accepted 8.000 ms after "no more bets", incremented a '
                                 "progressive meter"),
         (1, marks["late_wager"].seq, "attempt 1-9: press 9 accepted by the device 11.000 ms after the device "
                                      "received the lock-out command (budget 10.000 ms)"),
-        (1, wager9.seq, 'attempt 1-9: press 9, accepted by the device 13.000 ms after "no more bets", became W9'),
+        (1, wager(rounds[0][0], 9).seq, 'attempt 1-9: press 9, accepted by the device 13.000 ms after "no more bets", '
+                                        "became W9"),
+        (5, marks["late_wager_2"].seq, "attempt 5-53: press 53 accepted by the device 10.500 ms after the device "
+                                       "received the lock-out command (budget 10.000 ms)"),
+        (5, wager(rounds[4][0], 53).seq, 'attempt 5-53: press 53, accepted by the device 12.500 ms after "no more '
+                                         'bets", became W53'),
     ]
-    assert res.summary == ("3 finding(s) in 17 adversary attempts: 1 accepted after the device's lock edge, 1 late "
+    assert res.summary == ("5 finding(s) in 21 adversary attempts: 2 accepted after the device's lock edge, 2 late "
                            "attempt(s) taken as wagers, 1 meter increment(s)")
+
+
+def test_an_answer_naming_its_press_is_taken_at_its_word_over_an_unmatched_actuation():
+    r = Round(1, 0)
+    r.command(15.002)
+    r.ev("actuator", "actuation", {"actuation_id": 5, "seat": 3, "spot": "1", "coil": 3, "purpose": "player",
+                                   "closed_lo_s": 14.0, "closed_hi_s": 14.001, "ok": True}, 14.001)
+    r.attempt(1, 14.99, answer={"attempt": "1-1", "press_id": 1, "actuation_id": 5})
+    _, m, _ = judge([(r, {}, None)])
+    assert (m["attempts_answered"], m["attempts_unregistered"], m["accepted_before_no_more_bets"]) == (1, 0, 1)
+
+
+def test_a_command_without_its_stamp_is_read_at_its_trace_time():
+    r = Round(1, 0)
+    r.ev("wagering", "lockout_command", {}, 15.002)
+    r.attempt(1, 15.013)
+    res, m, findings = judge([(r, {}, None)])
+    assert (res.verdict, m["rounds_without_lockout_command"], m["accepted_after_lock_edge"]) == ("fail", 0, 1)
+    assert findings[0][2].endswith("11.000 ms after the device received the lock-out command (budget 10.000 ms)")
 
 
 # ------------------------------------------------------------------ each edge, one attempt each side
@@ -287,3 +325,87 @@ def test_the_roulette_meter_is_judged_as_the_wheel_s_presses_are():
                            check=RouletteLateBets)
     assert (res.verdict, m["meter_increments"], len(findings)) == ("fail", 2, 2)
     assert res.id == "RU-617b.4c2-late-bets"
+
+
+# ------------------------------------------------------------------ a card table: the layout's chips and requests
+def layout_round(n: int, seq0: int, chips: list[tuple], nmb: float | None = NMB) -> Round:
+    """Chips (``via`` chips: seat 6, spot, placed at ``t``, the croupier's record "wager" / a rejection
+    reason / None) and Crazy 4 requests (``via`` request: the croupier's ``wager_accepted`` /
+    ``wager_refused`` of the request the answer names, or no answer)."""
+    r = Round(n, seq0, nmb)
+    for k, (via, spot, t, record) in enumerate(chips, 1):
+        a = f"{n}-{k}"
+        if via == "chips":
+            r.ev("adversary", "adversary_attempt", {"attempt": a, "via": "chips", "seat": 6, "spot": spot,
+                                                    "sent_s": t, "placed_s": t}, t)
+            if record == "wager":
+                r.ev("croupier", "wager", {"seat": 6, "wager": spot, "placed_s": t}, t + 1)
+            elif record is not None:
+                r.ev("croupier", "wager_rejected", {"seat": 6, "wager": spot, "placed_s": t, "reason": record}, t + 1)
+        else:
+            r.ev("adversary", "adversary_attempt", {"attempt": a, "via": "request", "seat": 6, "spot": spot,
+                                                    "sent_s": t}, t)
+            if record is None:
+                continue
+            rid = f"{n}-r{k}"
+            r.ev("croupier", "wager_accepted" if record == "wager" else "wager_refused",
+                 {"request_id": rid, "reason": None if record == "wager" else record}, t)
+            r.ev("adversary", "adversary_answer", {"attempt": a, "request_id": rid}, t)
+    return r
+
+
+def test_every_measurement_and_finding_of_a_card_table():
+    r1 = layout_round(1, 100, [
+        ("chips", "trips", 14.99, "wager"), ("chips", "trips", 14.995, "wager"),  # on time
+        ("chips", "trips", 14.999, None),  # no record of it: unregistered, early in the round
+        ("chips", "trips", 14.998, "late"),  # refused before nmb: refused, no decision counted
+        ("chips", "trips", NMB, "late"), ("chips", "trips", 15.002, "late"),  # at and after nmb: refused late
+        ("chips", "pairs", 15.001, "wager"), ("chips", "trips", 15.003, "wager"),  # after nmb and taken
+        ("chips", "pairs", 15.004, None)])
+    r2 = layout_round(2, 200, [
+        ("request", "ante", 14.99, "wager"), ("request", "super_bonus", 15.0005, "wager"),
+        ("request", "ante", 15.001, "not_open"), ("request", "ante", 15.002, None)])
+    r3 = layout_round(3, 300, [("chips", "trips", 15.0, "wager")], nmb=None)  # no "no more bets": all late
+    res, m, findings = judge([(r1, {}, None), (r2, {}, None), (r3, {}, None)], UthLateBets)
+    assert res.verdict == "fail" and res.findings_total == 4 and res.rounds_examined == 3
+    assert {k: (_ms(v) if isinstance(v, float) else v) for k, v in m.items()} == {
+        "attempts": 14, "attempts_answered": 11, "attempts_unregistered": 3, "attempts_unsent": 0,
+        "accepted_before_no_more_bets": 3, "refused": 4, "attempts_after_no_more_bets": 7,
+        "accepted_after_no_more_bets": 4, "accepted_after_lock_edge": 0,
+        "accepted_before_device_lockout_command": 0, "accepted_inside_latency": 0, "accepted_after_lockout_ack": 0,
+        "widest_window": None, "latest_accepted_after_no_more_bets": 3.0,
+        "accepted_within_clock_uncertainty_of_no_more_bets": 0, "lockout_command_after_no_more_bets_max": None,
+        "rounds_without_lockout_command": 0, "accepted_unjudged": 0, "became_wagers": 4, "meter_increments": 0,
+        "croupier refused: late": 2, "croupier refused: not_open": 1, "croupier wager": 4}
+    wagers = {(e.payload.get("wager"), e.payload.get("placed_s")): e.seq for e in r1.events if e.kind == "wager"}
+    accepted = [e.seq for e in r2.events if e.kind == "wager_accepted"]
+    r3_wager = next(e.seq for e in r3.events if e.kind == "wager")
+    assert findings == [
+        (1, wagers[("pairs", 15.001)], 'attempt 1-7: pairs placed 1.000 ms after "no more bets" (or with none '
+                                       "announced) was taken as a wager"),
+        (1, wagers[("trips", 15.003)], 'attempt 1-8: trips placed 3.000 ms after "no more bets" (or with none '
+                                       "announced) was taken as a wager"),
+        (2, accepted[1], 'attempt 2-2: super_bonus placed 0.500 ms after "no more bets" (or with none announced) '
+                         "was taken as a wager"),
+        (3, r3_wager, 'attempt 3-1: trips placed 0.000 ms after "no more bets" (or with none announced) was taken '
+                      "as a wager"),
+    ]
+
+
+def test_a_card_table_that_refuses_every_late_chip_passes_with_its_own_words():
+    r = layout_round(1, 0, [("chips", "trips", 14.99, "wager"), ("chips", "trips", NMB, "late"),
+                            ("request", "ante", 15.001, "not_open")])
+    res, m, findings = judge([(r, {}, None)], UthLateBets)
+    assert (res.verdict, findings, m["attempts_after_no_more_bets"], m["refused"]) == ("pass", [], 2, 2)
+    assert res.summary == ('3 adversary attempts in 1 rounds: 2 placed at or after "no more bets", every one '
+                           "refused; none taken as a wager")
+
+
+def test_a_chip_is_matched_to_its_record_by_seat_spot_and_time():
+    r = layout_round(1, 0, [("chips", "trips", 15.001, None)])
+    r.ev("croupier", "wager", {"seat": 6, "wager": "pairs", "placed_s": 15.001}, 16.0)  # another spot
+    r.ev("croupier", "wager", {"seat": 5, "wager": "trips", "placed_s": 15.001}, 16.0)  # another seat
+    r.ev("croupier", "wager", {"seat": 6, "wager": "trips", "placed_s": 15.0011}, 16.0)  # another chip
+    r.ev("croupier", "wager", {"seat": 6, "wager": "trips"}, 16.0)  # no time: no chip of the adversary's
+    res, m, _ = judge([(r, {}, None)], UthLateBets)
+    assert (res.verdict, m["attempts_unregistered"], m["became_wagers"]) == ("indeterminate", 1, 0)
