@@ -119,22 +119,25 @@ def golden():
     r5.attempt(52, 14.9997, croupier="wager")  # straddling, the croupier's call
     marks["late_wager_2"] = r5.attempt(53, 15.0125, croupier="wager")  # past the edge by 0.2 ms more than U
     r5.attempt(54, 15.004)  # after the ack by 1.5 ms: the widest (10.5 ms, round 1) stays
+    r6 = Round(6, 600)  # a command sooner after "no more bets" than round 1's: the longest (2 ms) stays
+    r6.command(15.001)
+    r6.attempt(61, 14.99)
     rounds = [(r1, {"wagering": U}, {"wagering": UW}), (r2, {}, None),
               (r3, {"wagering": 0.0006}, {"wagering": 0.0006}), (r4, {"wagering": U}, None),
-              (r5, {"wagering": U}, {"wagering": UW})]
+              (r5, {"wagering": U}, {"wagering": UW}), (r6, {"wagering": U}, None)]
     return rounds, marks
 
 
 def test_every_measurement_of_the_whole_picture():
     rounds, _ = golden()
     res, m, _ = judge(rounds)
-    assert res.verdict == "fail" and res.rounds_examined == 5 and res.findings_total == 5
+    assert res.verdict == "fail" and res.rounds_examined == 6 and res.findings_total == 5
     assert {k: (_ms(v) if isinstance(v, float) else v) for k, v in m.items()} == {
-        "attempts": 21,  # 12 + 3 + 1 + 1 + 4 (round 2's through the actuator among its 3)
-        "attempts_answered": 19,
+        "attempts": 22,  # 12 + 3 + 1 + 1 + 4 + 1 (round 2's through the actuator among its 3)
+        "attempts_answered": 20,
         "attempts_unregistered": 2,  # 12, 51
         "attempts_unsent": 0,
-        "accepted_before_no_more_bets": 4,  # 1, 2, 21, 41
+        "accepted_before_no_more_bets": 5,  # 1, 2, 21, 41, 61
         "refused": 3,  # 10, 11, 23
         "attempts_after_no_more_bets": 15,  # 3..11 (9), 22, 23, 31, 52, 53, 54
         "accepted_after_no_more_bets": 12,  # 3, 4, 5, 6, 7, 8, 9, 22, 31, 52, 53, 54
@@ -181,7 +184,7 @@ def test_every_finding_of_the_whole_picture():
         (5, wager(rounds[4][0], 53).seq, 'attempt 5-53: press 53, accepted by the device 12.500 ms after "no more '
                                          'bets", became W53'),
     ]
-    assert res.summary == ("5 finding(s) in 21 adversary attempts: 2 accepted after the device's lock edge, 2 late "
+    assert res.summary == ("5 finding(s) in 22 adversary attempts: 2 accepted after the device's lock edge, 2 late "
                            "attempt(s) taken as wagers, 1 meter increment(s)")
 
 
@@ -337,7 +340,7 @@ def layout_round(n: int, seq0: int, chips: list[tuple], nmb: float | None = NMB)
         a = f"{n}-{k}"
         if via == "chips":
             r.ev("adversary", "adversary_attempt", {"attempt": a, "via": "chips", "seat": 6, "spot": spot,
-                                                    "sent_s": t, "placed_s": t}, t)
+                                                    "sent_s": t - 0.0005, "placed_s": t}, t)  # placed: the time
             if record == "wager":
                 r.ev("croupier", "wager", {"seat": 6, "wager": spot, "placed_s": t}, t + 1)
             elif record is not None:
@@ -409,3 +412,14 @@ def test_a_chip_is_matched_to_its_record_by_seat_spot_and_time():
     r.ev("croupier", "wager", {"seat": 6, "wager": "trips"}, 16.0)  # no time: no chip of the adversary's
     res, m, _ = judge([(r, {}, None)], UthLateBets)
     assert (res.verdict, m["attempts_unregistered"], m["became_wagers"]) == ("indeterminate", 1, 0)
+
+
+def test_the_summaries_without_a_window_or_without_an_adversary():
+    res, _, _ = one([(1, 14.99), (2, 15.001)])
+    assert res.verdict == "pass"
+    assert res.summary == ('2 adversary attempts in 1 rounds: 1 registered at or after "no more bets", 1 of them '
+                           "accepted by the device (0 inside the lock-out latency); none accepted after the lock edge, "
+                           "none a wager")
+    res, m, _ = judge([(Round(1, 0), {}, None)])
+    assert (res.verdict, res.summary, m["attempts"]) == (
+        "indeterminate", "no late-bet adversary in this trace (scenario section adversary)", 0)
