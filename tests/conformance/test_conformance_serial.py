@@ -3,10 +3,14 @@ stubs on a pty pass every clause; a slow lock-out fails exactly the latency clau
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from firmware_stubs.launch import launch
 from hil.conformance import BadInput, run
+from hil.conformance.serial_frames import SerialContext
+from hil.wire.frames import Frame
 from tests.conformance.peers import FAST_TOP_SLOT, FAST_WHEEL, param_args
 
 
@@ -72,10 +76,6 @@ def test_the_clock_offset_comes_from_the_hello_after_our_ack_not_a_stale_one():
     ACK of it; its clock was read before ours left, so taken as the answer it would shift the offset
     by its age (the CI flake: a LOCKOUT_COMMAND 2.9 ms "outside" its round trip). The answer is the
     first HELLO after the ACK; the stale one changes nothing."""
-    import asyncio
-
-    from hil.conformance.serial_frames import SerialContext
-    from hil.wire.frames import Frame
 
     class ScriptedLink:
         """The device: a stale HELLO (clock read 5 ms before ours left), the ACK, then its answer

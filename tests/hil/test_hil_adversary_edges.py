@@ -423,3 +423,11 @@ def test_the_summaries_without_a_window_or_without_an_adversary():
     res, m, _ = judge([(Round(1, 0), {}, None)])
     assert (res.verdict, res.summary, m["attempts"]) == (
         "indeterminate", "no late-bet adversary in this trace (scenario section adversary)", 0)
+
+
+def test_a_request_the_adversary_reports_lost_is_unregistered_whatever_else_the_croupier_recorded():
+    r = layout_round(1, 0, [("request", "ante", 15.001, None)])
+    r.ev("adversary", "adversary_answer", {"attempt": "1-1", "lost": "the table did not answer"}, 15.001)
+    r.ev("croupier", "round_end", {"round": 1}, 16.0)  # a record of the croupier's with no request id
+    res, m, _ = judge([(r, {}, None)], UthLateBets)
+    assert (res.verdict, m["attempts_unregistered"], m["refused"], m["attempts_answered"]) == ("indeterminate", 1, 0, 0)
