@@ -127,8 +127,11 @@ class RunMonitor:
         return self._record(device, kind, payload)
 
     def commit(self, state: dict[str, Any] | None = None, *, round_end: bool = False) -> None:
+        deciding = round_end and self.stop and self.stop_round is not None and not self._raised
+        if deciding:  # the round it decided in is written now, whatever the writer's group: the run ends there
+            self._writer.commit_now = True
         self._commit(state, round_end=round_end)
-        if round_end and self.stop and self.stop_round is not None and not self._raised:
+        if deciding:
             self._raised = True
             raise MonitorStop(self.stop_round, str(self.sprt.decision))
 

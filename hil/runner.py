@@ -192,6 +192,8 @@ def simulate(loaded: LoadedScenario, bench: LoadedBench, rules: LoadedRules, tra
     else:
         writer = TraceWriter(trace_path, trace_meta(loaded, bench, game_rules, seed))
         seed_seq = np.random.SeedSequence(seed)
+    if not bench.config.real_time:  # a simulated bench: rounds are cheap, a commit each is not (docs/trace.md)
+        writer.group()
     # before the table is built: the devices' telemetry goes through it (bench connect, wire faults)
     observer = TraceObserver(writer, sc.name, progress, real_devices=bench.config.real_time)
     observer.start(point.last_round if point is not None else 0)

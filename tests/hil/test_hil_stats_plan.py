@@ -303,12 +303,15 @@ class _Killed(BaseException):
 
 
 def _killed_at(monkeypatch, round_: int) -> None:
-    """The run dies right after committing round ``round_`` (the trace closed as a kill leaves it)."""
+    """The run dies right after committing round ``round_`` (the trace closed as a kill leaves it):
+    that round's commit is written, whatever the writer's group (``TraceWriter.group``)."""
     from hil.trace import TraceWriter
 
     commit = TraceWriter.commit
 
     def dying(self, state=None, *, round_end=False):
+        if round_end and self.round == round_:
+            self.commit_now = True
         commit(self, state, round_end=round_end)
         if round_end and self.round == round_:
             raise _Killed()

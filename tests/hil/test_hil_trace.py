@@ -152,3 +152,112 @@ def test_a_trace_killed_before_its_first_commit_is_judged_and_resumed_afresh(tmp
     with TraceReader(path) as reader:
         ends = [e.round for e in reader.events() if e.kind == "round_end"]
     assert ends == list(range(1, 26))
+
+
+def _rounds_written(p) -> list[int]:
+    with TraceReader(p) as r:
+        return sorted({e.round for e in r.events()})
+
+
+def _end_round(w: TraceWriter, n: int, state=None) -> None:
+    w.round = n
+    w.record("croupier", "round_start", {"round": n})
+    w.record("croupier", "round_end", {"round": n})
+    w.commit(state=state, round_end=True)
+
+
+def test_a_group_writes_its_rounds_in_one_transaction_each_round_its_own_record(tmp_path):
+    """``group(3, ...)``: the first two rounds wait, the third's end writes all three, each round one
+    commit with its own state; a commit that ends no round (the run's last) writes what waits."""
+    p = tmp_path / "t.sqlite"
+    w = TraceWriter(p, {})
+    w.group(3, 3600.0)
+    _end_round(w, 1, {"m": 1})
+    _end_round(w, 2, {"m": 2})
+    assert _rounds_written(p) == []
+    _end_round(w, 3, {"m": 3})
+    assert _rounds_written(p) == [1, 2, 3]
+    _end_round(w, 4, {"m": 4})
+    assert _rounds_written(p) == [1, 2, 3]
+    w.commit()
+    assert _rounds_written(p) == [1, 2, 3, 4]
+    with TraceReader(p) as r:
+        assert list(r.states()) == [(n, {"m": n}) for n in (1, 2, 3, 4)]
+        assert [(c.n, c.round) for c in r._commits()] == [(1, 1), (2, 2), (3, 3), (4, 4)]
+    w.close()
+    with TraceReader(p) as r:
+        assert r.chain_status().breaks == [] and r.chain_status().closed
+
+
+def test_a_kill_inside_a_group_loses_whole_rounds_and_the_state_stays_with_its_round(tmp_path):
+    """The rounds waiting for the group's transaction are lost to a kill (``close_quietly``), whole:
+    the trace is the last written round's, events and state, and the writer reopened goes on from it."""
+    p = tmp_path / "t.sqlite"
+    w = TraceWriter(p, {})
+    w.group(2, 3600.0)
+    for n in (1, 2, 3):
+        _end_round(w, n, {"m": n})
+    w.round = 4
+    w.record("croupier", "round_start", {"round": 4})
+    w.close_quietly()
+    point = TraceWriter.resume_point(p)
+    assert (point.last_round, point.state) == (2, {"m": 2}) and _rounds_written(p) == [1, 2]
+    w = TraceWriter.reopen(p)
+    _end_round(w, 3, {"m": 30})
+    w.close()
+    with TraceReader(p) as r:
+        assert [e.round for e in r.events() if e.kind == "round_end"] == [1, 2, 3]
+        assert list(r.states())[-1] == (3, {"m": 30}) and r.chain_status().breaks == []
+
+
+def test_a_group_is_bounded_by_wall_time_and_commit_now_writes_at_once(tmp_path, monkeypatch):
+    import hil.trace as T
+
+    now = [100.0]
+    monkeypatch.setattr(T, "_monotonic", lambda: now[0])
+    p = tmp_path / "t.sqlite"
+    w = TraceWriter(p, {})
+    w.group(100, 0.25)
+    _end_round(w, 1)
+    now[0] += 0.2
+    _end_round(w, 2)
+    assert _rounds_written(p) == []
+    now[0] += 0.05  # 0.25 s since the last transaction: written
+    _end_round(w, 3)
+    assert _rounds_written(p) == [1, 2, 3]
+    _end_round(w, 4)
+    w.commit_now = True  # a run that ends at this round (the sequential monitor's decision)
+    _end_round(w, 5)
+    assert _rounds_written(p) == [1, 2, 3, 4, 5] and not w.commit_now
+    w.close()
+
+
+def test_a_group_is_one_round_or_more(tmp_path):
+    w = TraceWriter(tmp_path / "t.sqlite", {})
+    for bad in ((0, 1.0), (2, -1.0), (2, float("nan"))):
+        with pytest.raises(ValueError, match="a group is"):
+            w.group(*bad)
+    w.close()
+
+
+def test_a_simulated_run_groups_its_commits_a_real_time_one_would_not(tmp_path, monkeypatch):
+    """``hil.runner`` groups a simulated bench's commits (``TraceWriter.group``): fewer transactions
+    than rounds, and the trace is the same, round by round, as one written a round at a time."""
+    import hil.trace as T
+
+    transactions = []
+    write = T.TraceWriter._write
+    monkeypatch.setattr(T.TraceWriter, "_write", lambda self: (transactions.append(len(self._rows)), write(self))[1])
+    sc = parse_scenario(TEXT, "det.yaml")
+    r = run_scenario(sc, load_bench(), load_rules(), tmp_path / "grouped")
+    grouped = [n for n in transactions if n]
+    transactions.clear()
+    monkeypatch.setattr(T.TraceWriter, "group", lambda self, *a, **k: None)
+    ungrouped = run_scenario(sc, load_bench(), load_rules(), tmp_path / "one-by-one")
+    assert max(grouped) == T.GROUP_ROUNDS and len(grouped) < r["stats"]["rounds"] <= sum(grouped)
+    assert max(transactions) == 1 and len([n for n in transactions if n]) == sum(grouped)
+    with TraceReader(tmp_path / "grouped" / r["trace"]) as a, \
+            TraceReader(tmp_path / "one-by-one" / ungrouped["trace"]) as b:
+        assert [(c.round, c.count) for c in a._commits()] == [(c.round, c.count) for c in b._commits()]
+        assert [(e.seq, e.round, e.kind, e.payload) for e in a.events()] == \
+            [(e.seq, e.round, e.kind, e.payload) for e in b.events()]
