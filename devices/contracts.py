@@ -24,6 +24,8 @@ from typing import Any, Callable, Literal, Protocol, runtime_checkable
 
 import simpy
 
+from rules.frozen import quick_init
+
 Direction = Literal["cw", "ccw"]
 
 #: ``telemetry(device_name, kind, payload)`` — supplied by the bench, writes to the trace.
@@ -107,6 +109,7 @@ class TopSlot(Protocol):
 
 
 # --------------------------------------------------------------------------- wagering device
+@quick_init
 @dataclass(frozen=True)
 class PressAnswer:
     """A seat's wager press and the device's answer (telemetry kind ``press``)."""

@@ -18,7 +18,7 @@ shows progress even when no round ends: a real-time bench's round can take a min
 summary table's (or a JSON document's).
 
 Inside a scenario's simulation a ``TraceObserver`` watches the trace writer: the rounds committed
-(``TraceWriter.before_commit``), and the events worth a log line (``croupier.run`` logger): a real
+(``TraceWriter.after_write``), and the events worth a log line (``croupier.run`` logger): a real
 device's ``device_info`` (bench connect), wire and device faults, link lost/restored, a crash, and
 at ``-vv`` every round's result and void (a refusal is ``run_suite``'s line: "bench refused the run").
 """
@@ -412,9 +412,8 @@ class TraceObserver:
         self._sent = (0, 0)
         self._last_sent = float("-inf")
         self._debug = log.isEnabledFor(logging.DEBUG)
-        self._record = writer.record
-        writer.record = self.record  # the croupier's and the devices' events pass here first
-        writer.before_commit.append(self._before_commit)
+        writer.watch(("round_end", *_LOGGED), self._recorded)  # the croupier's and the devices' events
+        writer.after_write.append(self._written)
 
     def start(self, rounds_before: int = 0) -> None:
         """The run starts after ``rounds_before`` rounds already in the trace (a resumed run):
@@ -424,13 +423,11 @@ class TraceObserver:
         if self.report is not None:
             self._send(self.clock())
 
-    def record(self, device: str, kind: str, payload: dict[str, Any] | None = None) -> int:
-        seq = self._record(device, kind, payload)
+    def _recorded(self, device: str, kind: str, payload: Any) -> None:
         if kind == "round_end":
             self._round_end(payload or {})
-        elif kind in _LOGGED:
+        else:
             self._log(device, kind, payload)
-        return seq
 
     def _round_end(self, payload: dict[str, Any]) -> None:
         n = payload.get("round")
@@ -451,8 +448,8 @@ class TraceObserver:
             log.log(level, _MESSAGES[kind], extra={"scenario": self.scenario, "device": device,
                                                    "event": kind, **fields})
 
-    def _before_commit(self) -> None:
-        # the rounds whose events this commit makes durable
+    def _written(self) -> None:
+        # the rounds whose events this transaction made durable
         self._committed = (self.rounds, self.void)
         if self.report is not None and self._committed != self._sent:
             now = self.clock()

@@ -48,15 +48,10 @@ class TableContext:
 
     def devices(self, submission: Any = None, **kw: Any) -> Built:
         sc = self.scenario
-        record = self.writer.record
-
-        def telemetry(device: str, kind: str, data: dict[str, Any]) -> Any:
-            if kind == "device_info":
-                self.device_info[device] = data
-            return record(device, kind, data)
-
+        # the devices write straight to the trace; their ``device_info`` is kept here as it is recorded
+        self.writer.watch(("device_info",), lambda device, _kind, data: self.device_info.__setitem__(device, data))
         self.built = build_devices(self.env, self.bench, sc.device_overrides(), submission, self.ss_devices,
-                                   telemetry, self.io, roles=sc.roles, **kw)
+                                   self.writer.record, self.io, roles=sc.roles, **kw)
         if self.record_setup:
             bench_record(self.writer, self.built.params)
         return self.built

@@ -24,7 +24,7 @@ import os
 import sqlite3
 import time
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -457,6 +457,9 @@ class TraceWriter:
         self.clock: Any = None  # anything with a ``now`` (the simpy.Environment); None = time 0
         #: called at each commit, before writing (e.g. to record the clock's lateness)
         self.before_commit: list[Callable[[], None]] = []
+        #: called after each SQLite transaction that wrote commits (``group``: after the group's)
+        self.after_write: list[Callable[[], None]] = []
+        self._watched: dict[str, list[Callable[[str, str, Any], None]]] = {}
         self.hold = False
         #: a round's commit put off (``group``): rounds, wall seconds (1 round: every round written)
         self.group_rounds, self.group_s = 1, 0.0
@@ -538,7 +541,17 @@ class TraceWriter:
             self.clock_declarations.new_round()
         if kind in _DECLARING:  # the only kinds ``ClockDeclarations.observe`` reads
             self.clock_declarations.observe(device, kind, payload)
+        if kind in self._watched:
+            for watcher in self._watched[kind]:
+                watcher(device, kind, payload)
         return self._seq
+
+    def watch(self, kinds: Iterable[str], watcher: Callable[[str, str, Any], None]) -> None:
+        """``watcher(device, kind, payload)`` is called as each event of one of ``kinds`` is recorded
+        (after it is numbered and pending): what the rig's progress and logging read, with no wrapper
+        around ``record`` for the events nobody watches."""
+        for kind in kinds:
+            self._watched.setdefault(kind, []).append(watcher)
 
     def group(self, rounds: int = GROUP_ROUNDS, seconds: float = GROUP_S) -> None:
         """Group commit (a simulated bench): the records of a round's commit wait, coded and chained,
@@ -591,6 +604,9 @@ class TraceWriter:
             self._db.execute("BEGIN")
             self._db.executemany("INSERT INTO commits VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
             self._db.execute("COMMIT")
+        if rows:
+            for hook in self.after_write:
+                hook()
 
     def close(self) -> None:
         self.hold = False

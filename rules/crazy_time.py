@@ -14,6 +14,7 @@ from enum import StrEnum
 from fractions import Fraction
 from types import MappingProxyType
 
+from rules.frozen import quick_init
 from rules.odds import ToOne
 
 
@@ -156,6 +157,7 @@ def winning_odds(result: Spot, top_slot: TopSlotOutcome, bonus_odds: ToOne | Non
     return bonus_odds
 
 
+@quick_init
 @dataclass(frozen=True)
 class Wager:
     """A stake of ``stake_cents`` placed by ``seat`` on a betting option (§ 690.1(g)(2))."""
@@ -177,6 +179,7 @@ class Wager:
             raise ValueError(f"wager {self.wager_id}: stake_cents must be a positive int, not {self.stake_cents!r}")
 
 
+@quick_init
 @dataclass(frozen=True)
 class Collection:
     """A losing wager, collected by the dealer (§ 690.2(e)–(f))."""

@@ -120,33 +120,46 @@ def test_plain_line_says_rate_eta_and_the_running_scenarios():
     assert "wheel-push 10/1000 (0.025 rounds/s (40.0 s/round), ETA 11:00:00, 1 void)" in line
 
 
-def test_observer_reports_committed_rounds_throttled():
+def test_observer_reports_committed_rounds_throttled(tmp_path):
     """Rounds are reported when committed, at most every ``every_s`` (and at flush), counting voids."""
-
-    class Writer:
-        def __init__(self):
-            self.before_commit, self.events = [], []
-
-        def record(self, device, kind, payload=None):
-            self.events.append((device, kind, payload))
-            return len(self.events)
-
-        def commit(self):
-            for hook in self.before_commit:
-                hook()
+    from hil.trace import TraceReader, TraceWriter
 
     now, sent = [0.0], []
-    w = Writer()
+    w = TraceWriter(tmp_path / "t.sqlite", {})
     obs = TraceObserver(w, "s", lambda done, void: sent.append((done, void)), every_s=1.0, clock=lambda: now[0])
     obs.start(0)
     for n in range(1, 6):
+        w.round = n
         w.record("croupier", "round_end", {"round": n, "void": n == 3})
         assert sent[-1][0] < n  # recorded, not yet committed: not reported
         now[0] += 0.4
-        w.commit()
+        w.commit(round_end=True)
     obs.flush()
-    assert w.events[-1] == ("croupier", "round_end", {"round": 5, "void": False})  # recorded as given
+    w.close()
+    with TraceReader(tmp_path / "t.sqlite") as r:
+        assert [(e.device, e.kind, e.payload) for e in r.events()][-1] == \
+            ("croupier", "round_end", {"round": 5, "void": False})  # recorded as given
     assert sent == [(0, 0), (3, 1), (5, 1)]
+
+
+def test_observer_reports_a_groups_rounds_once_they_are_written(tmp_path):
+    """In a group (``TraceWriter.group``) a round is reported once its transaction is written, never
+    while its record waits."""
+    from hil.trace import TraceWriter
+
+    sent = []
+    w = TraceWriter(tmp_path / "t.sqlite", {})
+    w.group(3, 3600.0)
+    obs = TraceObserver(w, "s", lambda done, void: sent.append((done, void)), every_s=0.0)
+    obs.start(0)
+    for n in range(1, 5):
+        w.round = n
+        w.record("croupier", "round_end", {"round": n, "void": n == 2})
+        w.commit(round_end=True)
+    assert sent == [(0, 0), (3, 1)]
+    w.close()
+    obs.flush()
+    assert sent == [(0, 0), (3, 1), (4, 1)]
 
 
 def test_bad_logging_options_are_bad_input(tmp_path):
