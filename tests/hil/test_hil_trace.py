@@ -240,7 +240,7 @@ def test_a_group_is_one_round_or_more(tmp_path):
     w.close()
 
 
-def test_a_simulated_run_groups_its_commits_a_real_time_one_would_not(tmp_path, monkeypatch):
+def test_a_simulated_run_groups_its_commits_and_reads_as_one_written_a_round_at_a_time(tmp_path, monkeypatch):
     """``hil.runner`` groups a simulated bench's commits (``TraceWriter.group``): fewer transactions
     than rounds, and the trace is the same, round by round, as one written a round at a time."""
     import hil.trace as T
