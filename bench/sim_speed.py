@@ -5,7 +5,8 @@ Measured side by side:
   * baseline_events_per_s — a bare SimPy process yielding timeouts (the floor of any SimPy rig);
   * spins_per_s           — money-wheel physics alone (``simulate_spin``, closed form per peg);
   * rounds_per_s          — full rounds: 6 players, lock-out probing, wheel ∥ Top Slot,
-                            settlement, the trace written and committed to SQLite every round;
+                            settlement, the trace written and committed every round (a record a
+                            round; as on any simulated bench, up to 8 rounds a SQLite transaction);
   * rounds_per_s_lean     — full rounds with 1 player and no lock-out probing (statistical runs);
   * bonus_rounds_per_s    — full rounds whose every result is forced to one bonus game (the
                             bonus suites' test mode), per game: the bonus devices' cost;
