@@ -594,19 +594,27 @@ class TraceWriter:
         self._write()
 
     def _write(self) -> None:
-        """The records waiting, in one transaction."""
+        """The records waiting, in one transaction. A transaction that fails (a full disk) writes
+        none of them and leaves them waiting, in order, for the next one: the chain never skips."""
         self.commit_now = False
         self._written_at = _monotonic()
-        rows, self._rows = self._rows, []
+        rows = self._rows
+        if not rows:
+            return
         if len(rows) == 1:
             self._db.execute("INSERT INTO commits VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows[0])
-        elif rows:
+        else:
             self._db.execute("BEGIN")
-            self._db.executemany("INSERT INTO commits VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
-            self._db.execute("COMMIT")
-        if rows:
-            for hook in self.after_write:
-                hook()
+            try:
+                self._db.executemany("INSERT INTO commits VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+                self._db.execute("COMMIT")
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
+        self._rows = []
+        for hook in self.after_write:
+            hook()
 
     def close(self) -> None:
         self.hold = False

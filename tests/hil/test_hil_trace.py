@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 import pytest
 
 from hil.bench import load_bench
@@ -261,3 +263,48 @@ def test_a_simulated_run_groups_its_commits_and_reads_as_one_written_a_round_at_
         assert [(c.round, c.count) for c in a._commits()] == [(c.round, c.count) for c in b._commits()]
         assert [(e.seq, e.round, e.kind, e.payload) for e in a.events()] == \
             [(e.seq, e.round, e.kind, e.payload) for e in b.events()]
+
+
+class _FailingOnce:
+    """The writer's connection, whose next INSERT fails (a full disk) once."""
+
+    def __init__(self, db):
+        self.db, self.armed = db, True
+
+    def __getattr__(self, name):
+        return getattr(self.db, name)
+
+    def _fail(self, sql):
+        if self.armed and sql.startswith("INSERT"):
+            self.armed = False
+            raise sqlite3.OperationalError("database or disk is full")
+
+    def execute(self, sql, *a):
+        self._fail(sql)
+        return self.db.execute(sql, *a)
+
+    def executemany(self, sql, *a):
+        self._fail(sql)
+        return self.db.executemany(sql, *a)
+
+
+@pytest.mark.parametrize("group", [1, 3])
+def test_a_transaction_that_fails_leaves_its_records_waiting_and_the_chain_whole(tmp_path, group):
+    """The group's (or the round's) transaction fails: nothing of it is written, its records wait in
+    order, and the next transaction writes them: every round once, the chain unbroken."""
+    p = tmp_path / "t.sqlite"
+    w = TraceWriter(p, {})
+    w.group(group, 3600.0)
+    real = w._db
+    w._db = _FailingOnce(real)
+    for n in range(1, group):
+        _end_round(w, n, {"m": n})
+    with pytest.raises(sqlite3.OperationalError, match="disk is full"):
+        _end_round(w, group, {"m": group})
+    assert _rounds_written(p) == [] and not real.in_transaction
+    _end_round(w, group + 1, {"m": group + 1})
+    w._db = real
+    w.close()
+    with TraceReader(p) as r:
+        assert [e.round for e in r.events() if e.kind == "round_end"] == list(range(1, group + 2))
+        assert r.chain_status().breaks == [] and r.chain_status().closed
