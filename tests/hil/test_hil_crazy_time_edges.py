@@ -1,0 +1,859 @@
+"""The Crazy Time base game's checks (``hil.checks.crazy_time``: layout, "no more bets", three
+revolutions, the clapper's selection, between sections, the Top Slot, settlement, betting areas,
+limits, lock-out, section uniformity) on rounds built by hand, each judged by its check alone.
+
+For each check a "golden picture" pins every measurement (value, unit, limit) and every finding
+(round, event seq, words), and each threshold the check draws is crossed by one round on each side
+of it (3 revolutions, index pulses floor(R) or floor(R) + 1, section 0..53, the Top Slot start
+tolerance with the clocks' uncertainty, the minimum and maximum wager, the payout limit per round,
+the lock-out budget with ``BUDGET_TOLERANCE_S``, the χ² test's minimum spins and per-direction
+share). The rounds' times are chosen so that each comparison is decided by its own round."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from hil.checks.base import BenchView, CheckConfig, RoundView
+from hil.checks.crazy_time import (BetweenSections, BettingAreas, Layout, Lockout, NoMoreBets, ResultEvidence,
+                                   SectionUniformity, SettlementCheck, ThreeRevolutions, TopSlotCheck, WagerLimits,
+                                   outcome_m)
+from hil.runner import load_rules
+from hil.trace import Event
+from rules.crazy_time import WHEEL_SECTIONS, Spot, layout_deviations
+
+RULES = load_rules().submission
+RULES_JSON = RULES.model_dump(mode="json", by_alias=True)
+LAYOUT = [str(s) for s in WHEEL_SECTIONS]
+SPOT_LIST = "1, 2, 5, 10, coin-flip, cash-hunt, pachinko, crazy-time"
+REELS = {"reel1": ["1", "2", "5", "10", "coin-flip", "cash-hunt", "pachinko", "crazy-time"],
+         "reel2": [1, 2, 3, 4, 5, 7, 10, 15, 20]}
+
+
+class R:
+    """One round's events, numbered from ``100 * n`` so that a finding names its event."""
+
+    def __init__(self, n: int, seq0: int | None = None) -> None:
+        self.n, self.seq, self.events = n, 100 * n if seq0 is None else seq0, []
+        self.u: dict[str, float] = {}
+
+    def ev(self, device: str, kind: str, payload: dict | None = None, t: float = 0.0) -> Event:
+        self.seq += 1
+        e = Event(self.seq, self.n, t, 0, device, kind, {} if payload is None else payload)
+        self.events.append(e)
+        return e
+
+    def press(self, pid: int, spot: str = "1", stake: int = 100, seat: int = 1, t: float = 10.0,
+              accepted: bool = True, reason: str | None = None) -> Event:
+        return self.ev("wagering", "press", {"press_id": pid, "seat": seat, "spot": spot, "stake_cents": stake,
+                                             "accepted": accepted, "device_time_s": t, "reason": reason}, t)
+
+    def nmb(self, t: float = 20.0) -> Event:
+        return self.ev("croupier", "no_more_bets", {}, t)
+
+    def spin(self, t: float = 30.0, *, spot: str = "1", idx: int = 0, revs: float = 4.5, pulses: int = 4,
+             direction: str | None = "cw", on_peg: bool = False, top=("1", 1, False), top_off: float = 0.0,
+             steps=(9, 9), outcome: str | None = "spin_valid", reason: str | None = None, start: bool = True,
+             stop: bool = True, top_slot: bool = True, stop_payload: dict | None = None) -> dict[str, Event]:
+        """One push: the croupier's command, the wheel's start, the Top Slot's start (``top_off`` s
+        after the wheel's, on its own clock), index pulses, the Top Slot's and the wheel's stops and
+        the croupier's outcome."""
+        e = {"command": self.ev("croupier", "spin_command", {"attempt": 1}, t)}
+        if start:
+            e["start"] = self.ev("wheel", "spin_start", {"device_time_s": t + 0.5}, t + 0.5)
+        if top_slot:
+            e["top_start"] = self.ev("top_slot", "top_slot_start", {"device_time_s": t + 0.5 + top_off}, t + 0.5)
+        for k in range(pulses):
+            self.ev("wheel", "index_pulse", {"count": k + 1}, t + 1 + k)
+        if top_slot:
+            e["top_stop"] = self.ev("top_slot", "top_slot_stop", {
+                "spot": top[0], "multiplier": top[1], "aligned": top[2], "reel1_steps": steps[0],
+                "reel2_steps": steps[1]}, t + 5)
+        if stop:
+            pl = {"section_index": idx, "spot": spot, "on_peg": on_peg, "revolutions": revs}
+            if direction is not None:
+                pl["direction"] = direction
+            e["stop"] = self.ev("wheel", "spin_stop", pl if stop_payload is None else stop_payload, t + 10)
+        if outcome is not None:
+            e["outcome"] = self.ev("croupier", outcome, {"attempt": 1, "reason": reason}, t + 10.5)
+        return e
+
+    def end(self, result: str | None = "1", void: bool = False, reason: str | None = None, t: float = 60.0) -> Event:
+        return self.ev("croupier", "round_end", {"round": self.n, "void": void, "result": result, "reason": reason}, t)
+
+    def view(self) -> RoundView:
+        rv = RoundView.of(self.n, self.events)
+        rv.clock_uncertainty_s = dict(self.u)
+        return rv
+
+
+def judge(cls, rounds, bench: BenchView | None = None, config: CheckConfig = CheckConfig()):
+    """(result, {measurement: (value, unit, bracket, limit)}, [(round, seq, words)]) of ``cls`` over ``rounds``."""
+    c = cls(config)
+    c.setup(bench or BenchView())
+    for r in rounds:
+        c.observe(r.view() if isinstance(r, R) else r)
+    res = c.result()
+    assert res.rounds_examined == len(rounds)
+    return (res, {m.name: (m.value, m.unit, m.bracket, m.limit) for m in res.measurements},
+            [(f.round, f.seq, f.message) for f in res.findings])
+
+
+def wheel_bench(sections=LAYOUT, diameter: float = 1.524, **more) -> BenchView:
+    return BenchView(info={"wheel": {"sections": list(sections), "diameter_m": diameter}, **more})
+
+
+# ------------------------------------------------------------------ § 690.1(a)–(b): the layout
+def test_a_compliant_wheel_passes_with_its_two_measurements():
+    res, m, f = judge(Layout, [R(1), R(2)], wheel_bench())
+    assert (res.verdict, res.summary, f) == ("pass", "54 sections in the regulation's clockwise order; diameter >= 5 ft",
+                                             [])
+    assert m == {"diameter": (1.524, "m", None, ">= 1.524 m (5 ft)"), "sections": (54, "sections", None, "== 54")}
+
+
+def test_each_deviation_of_the_layout_is_a_finding_of_round_0():
+    sections = LAYOUT[:-1] + ["7"]
+    res, m, f = judge(Layout, [R(1)], wheel_bench(sections, 1.5))
+    want = layout_deviations(sections, 1.5)
+    assert len(want) == 3 and f == [(0, None, w) for w in want]
+    assert f[0][2] == f"§ 690.1(a): section 53 shows '7', which is no symbol of the wheel (expected one of {SPOT_LIST})"
+    assert (res.verdict, res.summary) == ("fail", "3 deviation(s) from § 690.1(a)–(b)")
+    assert m == {"diameter": (1.5, "m", None, ">= 1.524 m (5 ft)"), "sections": (54, "sections", None, "== 54")}
+
+
+def test_a_wheel_without_a_declared_layout_is_indeterminate():
+    res, m, f = judge(Layout, [R(1)], BenchView(info={"wheel": {}}))
+    assert (res.verdict, res.summary, m, f) == (
+        "indeterminate", "the wheel declared no layout (no device_info in round 0)", {}, [])
+
+
+# ------------------------------------------------------------------ § 690.2(a): "no more bets"
+def test_no_more_bets_golden_picture():
+    r1 = R(1)
+    r1.nmb(20.0)
+    r1.spin(22.0)  # pushed (the wheel's start) at 22.5 s: 2.5 s after the announcement
+    r1.spin(40.0, start=False)  # no start report: the command (40 s) is the push, 20 s after
+    r2 = R(2)
+    r2.nmb(20.0)
+    r2.nmb(21.0)  # a second announcement: the first one counts
+    r2.spin(20.75)  # 1.25 s: the shortest lead
+    r3 = R(3)
+    s3 = r3.spin(30.0)  # never announced
+    r4 = R(4)
+    s4 = r4.spin(29.75)  # the wheel's start at 30.25 s ...
+    r4.nmb(31.125)  # ... before the announcement
+    r5 = R(5)
+    s5 = r5.spin(30.0, start=False)  # no start, no announcement: the command is named
+    res, m, f = judge(NoMoreBets, [r1, r2, r3, r4, r5])
+    assert f == [(3, s3["start"].seq, "wheel spun at t=30.500 s; 'no more bets' never announced"),
+                 (4, s4["start"].seq, "wheel spun at t=30.250 s; 'no more bets' announced at t=31.125 s"),
+                 (5, s5["command"].seq, "wheel spun at t=30.000 s; 'no more bets' never announced")]
+    assert (res.verdict, res.summary) == ("fail", "3 spin(s) without a prior 'no more bets'")
+    assert m == {"spins_checked": (6, "spins", None, None),
+                 "min_announcement_lead": (1.25, "s", None, "> 0 s before the push")}
+    res, m, f = judge(NoMoreBets, [r1, r2])
+    assert (res.verdict, res.summary, f) == ("pass", "'no more bets' preceded every spin", [])
+    assert m["spins_checked"][0] == 3 and m["min_announcement_lead"][0] == 1.25
+
+
+def test_no_more_bets_at_the_push_s_own_time_but_recorded_before_it_is_prior():
+    r = R(1)
+    r.nmb(30.5)
+    r.spin(30.0)  # the start at 30.5 s, recorded after the announcement
+    res, m, f = judge(NoMoreBets, [r])
+    assert (res.verdict, f, m["min_announcement_lead"][0]) == ("pass", [], 0.0)
+
+
+def test_no_more_bets_without_spins_is_indeterminate():
+    r = R(1)
+    r.nmb()
+    res, m, f = judge(NoMoreBets, [r])
+    assert (res.verdict, res.summary, f) == ("indeterminate", "no spins in the trace", [])
+    assert m == {"spins_checked": (0, "spins", None, None),
+                 "min_announcement_lead": (None, "s", None, "> 0 s before the push")}
+
+
+# ------------------------------------------------------------------ § 690.2(b): three revolutions
+def test_three_revolutions_golden_picture():
+    r1 = R(1)
+    r1.spin(revs=3.0, pulses=3)  # exactly 3, counted 3 times: valid
+    r2 = R(2)
+    s2 = r2.spin(revs=2.99, pulses=2, direction="ccw")  # short, and too few pulses
+    r3 = R(3)
+    s3 = r3.spin(revs=4.5, pulses=6)  # 6 pulses for 4.5 turns: 4 or 5
+    r4 = R(4)
+    r4.spin(revs=4.5, pulses=5)  # floor + 1: fine
+    r5 = R(5)
+    r5.spin(revs=2.0, pulses=2, outcome="spin_void", reason="under_three_revolutions")
+    r5.spin(revs=2.5, pulses=2, outcome="spin_void", reason="under_three_revolutions")
+    e5 = r5.end(None, void=True)
+    r6 = R(6)
+    r6.spin(revs=2.0, pulses=2, outcome="spin_void", reason="under_three_revolutions")
+    r6.spin(revs=3.5, pulses=3, direction="ccw")
+    r7 = R(7)  # void for another reason too: no finding
+    r7.spin(revs=2.0, pulses=2, outcome="spin_void", reason="under_three_revolutions")
+    r7.spin(revs=4.0, pulses=4, outcome="spin_void", reason="on_peg")
+    r7.end(None, void=True)
+    r8 = R(8)  # every push short but the round never ended: no finding yet
+    r8.spin(revs=2.0, pulses=2, outcome="spin_void", reason="under_three_revolutions")
+    r9 = R(9)
+    s9 = r9.spin(revs=5.0, pulses=2, direction=None)  # too few pulses only (no second finding of disagreement)
+    r10 = R(10)
+    r10.spin(revs=4.0, stop=False)  # no rest report: CT-690.2c's
+    r11 = R(11)
+    r11.spin(revs=2.0, pulses=2, outcome=None)  # no outcome: neither short-voided nor settled
+    r11.end(None)
+    res, m, f = judge(ThreeRevolutions, [r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11])
+    assert f == [
+        (2, s2["stop"].seq, "settled a spin of 2.99 revolutions (< 3)"),
+        (2, s2["stop"].seq, "index sensor counted 2 revolution(s) (< 3) for a settled spin reported as 2.99"),
+        (3, s3["stop"].seq, "index pulses 6 disagree with reported revolutions 4.50 (expected 4 or 5)"),
+        (5, e5.seq, "no valid spin within 2 attempts: every push completed fewer than 3 revolutions"),
+        (9, s9["stop"].seq, "index sensor counted 2 revolution(s) (< 3) for a settled spin reported as 5.00"),
+    ]
+    assert (res.verdict, res.summary) == ("fail", "5 spin(s) without 3 verified revolutions")
+    assert m == {"settled_spins": (6, "spins", None, None),  # rounds 1, 2, 3, 4, 6, 9
+                 "min_revolutions": (2.99, "rev", None, ">= 3 rev"),
+                 "mean_revolutions": (sum([3.0, 2.99, 4.5, 4.5, 3.5, 5.0]) / 6, "rev", None, None),
+                 "short_spins_voided": (5, "spins", None, None),
+                 "spins_cw": (3, "spins", None, None),
+                 "spins_ccw": (2, "spins", None, None)}
+
+
+def test_three_revolutions_pass_and_indeterminate():
+    r1, r2 = R(1), R(2)
+    r1.spin(revs=3.0, pulses=4)
+    r2.spin(revs=3.25, pulses=3, direction="ccw")
+    res, m, f = judge(ThreeRevolutions, [r1, r2])
+    assert (res.verdict, res.summary, f) == ("pass", "2 settled spins, each >= 3 revolutions by index sensor", [])
+    assert (m["min_revolutions"][0], m["mean_revolutions"][0], m["spins_cw"][0], m["spins_ccw"][0]) == (
+        3.0, 3.125, 1, 1)
+    res, m, f = judge(ThreeRevolutions, [R(1)])
+    assert (res.verdict, res.summary, f) == ("indeterminate", "no settled spins", [])
+    assert m == {"settled_spins": (0, "spins", None, None), "min_revolutions": (None, "rev", None, ">= 3 rev"),
+                 "mean_revolutions": (None, "rev", None, None), "short_spins_voided": (0, "spins", None, None),
+                 "spins_cw": (0, "spins", None, None), "spins_ccw": (0, "spins", None, None)}
+
+
+def test_a_spin_just_under_three_revolutions_is_short():
+    r = R(1)
+    s = r.spin(revs=2.999, pulses=3)
+    res, _, f = judge(ThreeRevolutions, [r])
+    assert f == [(1, s["stop"].seq, "settled a spin of 3.00 revolutions (< 3)")]
+
+
+# ------------------------------------------------------------------ § 690.1(e), § 690.2(c): the result's evidence
+def test_result_evidence_golden_picture():
+    def settled(n, spot="1", idx=0, result=None, forced=None, **kw):
+        r = R(n)
+        s = r.spin(spot=spot, idx=idx, **kw)
+        if forced is not None:
+            s["forced"] = r.ev("croupier", "forced_result", forced, 41.0)
+        s["end"] = r.end(spot if result is None else result)
+        return r, s
+
+    r1, _ = settled(1)
+    r2, _ = settled(2, "crazy-time", 53)  # the last section
+    r3, s3 = settled(3, "1", 54)  # past it
+    r4, s4 = settled(4, "1", -1)
+    r5, s5 = settled(5, "2", True)
+    r6, s6 = settled(6, "2", "1")
+    r7, s7 = settled(7, "2", 1, on_peg="yes")
+    r8, s8 = settled(8, "7", 2, result="1")
+    r9, s9 = settled(9, "5", 1)  # section 1 is a 2
+    r10, _ = settled(10, "1", 0, result="10", forced={"spot": "10", "wheel_spot": "1"})
+    r11, s11 = settled(11, "1", 0, result="10", forced={"spot": "10", "wheel_spot": "2"})
+    r12, s12 = settled(12, "1", 0, result="5", forced={"spot": "10", "wheel_spot": "1"})
+    r13, s13 = settled(13, "1", 0, result="2")
+    r14 = R(14)
+    s14a = r14.spin(start=False, stop=False, outcome="spin_void")  # neither report: the void names the rest
+    s14b = r14.spin(stop=False, outcome=None)  # no rest report, no outcome: the command is named
+    r14.end(None, void=True)
+    r15, _ = settled(15, "1", 0, result="2")
+    r15.events[-1].payload["void"] = True  # not settled: the result is not judged
+    r16 = R(16)
+    r16.spin(spot="1", idx=0, outcome="spin_void")  # a void spin's rest: not judged
+    r16.spin(spot="2", idx=1)
+    r16.end("2")
+    res, m, f = judge(ResultEvidence, [r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, r12, r13, r14, r15, r16],
+                      wheel_bench())
+    assert f == [
+        (3, s3["stop"].seq, "§ 690.1(e): the clapper selected section 54: no section of the wheel (sections 0..53); "
+                            "the clapper must select a particular section"),
+        (4, s4["stop"].seq, "§ 690.1(e): the clapper selected section -1: no section of the wheel (sections 0..53); "
+                            "the clapper must select a particular section"),
+        (5, s5["stop"].seq, "§ 690.1(e): the clapper selected section True: no section of the wheel (sections "
+                            "0..53); the clapper must select a particular section"),
+        (6, s6["stop"].seq, "§ 690.1(e): the clapper selected section '1': no section of the wheel (sections "
+                            "0..53); the clapper must select a particular section"),
+        (7, s7["stop"].seq, "§ 690.1(e): the rest report's on_peg is 'yes', neither resting in a section nor between "
+                            "two"),
+        (8, s8["stop"].seq, f"§ 690.1(e): the clapper selected section 2 showing '7', which is no symbol of the wheel "
+                            f"(one of {SPOT_LIST})"),
+        (9, s9["stop"].seq, "section 1 is '2' in the declared layout but the wheel reported '5'"),
+        (11, s11["forced"].seq, "forced outcome '10' on a wheel that rested on '1' recorded as '2'; settled on '10'"),
+        (12, s12["forced"].seq, "forced outcome '10' on a wheel that rested on '1' recorded as '1'; settled on '5'"),
+        (13, s13["end"].seq, "settled on '2' but the clapper rested on '1'"),
+        (14, s14a["command"].seq, "push without a spin_start report from the wheel"),
+        (14, s14a["outcome"].seq, "spin without a rest report (spin_stop) from the wheel: no section the clapper "
+                                  "selected is on record (§ 690.1(e))"),
+        (14, s14b["command"].seq, "spin without a rest report (spin_stop) from the wheel: no section the clapper "
+                                  "selected is on record (§ 690.1(e))"),
+    ]
+    assert (res.verdict, res.summary) == ("fail", "13 gap(s) in the result evidence")
+    assert m == {"spins": (18, "spins", None, None), "rounds_forced_outcome": (3, "rounds", None, None)}
+
+
+def test_result_evidence_without_a_declared_layout_uses_the_regulation_s_54_sections():
+    r1, r2 = R(1), R(2)
+    r1.spin(spot="5", idx=1)  # not the regulation's section 1: no declared layout to hold it to
+    r1.end("5")
+    s2 = r2.spin(spot="1", idx=54, stop_payload=None)
+    r2.end("1")
+    r3 = R(3)
+    s3 = r3.spin(stop_payload=[1, 2])  # no mapping at all
+    r3.end("1")
+    res, m, f = judge(ResultEvidence, [r1, r2, r3])
+    assert f == [(2, s2["stop"].seq, "§ 690.1(e): the clapper selected section 54: no section of the wheel (sections "
+                                     "0..53); the clapper must select a particular section"),
+                 (3, s3["stop"].seq, "§ 690.1(e): the clapper selected section None: no section of the wheel "
+                                     "(sections 0..53); the clapper must select a particular section")]
+    r = R(1)
+    r.spin()
+    r.end("1")
+    res, m, f = judge(ResultEvidence, [r], wheel_bench(LAYOUT[:10]))  # a declared layout of 10 sections
+    assert (res.verdict, res.summary, f) == ("pass", "every spin reported start and rest; results match the wheel", [])
+    assert m == {"spins": (1, "spins", None, None), "rounds_forced_outcome": (0, "rounds", None, None)}
+    r = R(1)
+    s = r.spin(spot="1", idx=10)
+    r.end("1")
+    _, _, f = judge(ResultEvidence, [r], wheel_bench(LAYOUT[:10]))
+    assert f == [(1, s["stop"].seq, "§ 690.1(e): the clapper selected section 10: no section of the wheel (sections "
+                                    "0..9); the clapper must select a particular section")]
+    res, m, f = judge(ResultEvidence, [R(1)])
+    assert (res.verdict, res.summary, f) == ("indeterminate", "no spins in the trace", [])
+    assert m == {"spins": (0, "spins", None, None), "rounds_forced_outcome": (0, "rounds", None, None)}
+
+
+def test_a_rest_report_on_a_peg_is_a_selection_of_no_section_but_no_gap():
+    r = R(1)
+    r.spin(spot="1", idx=0, on_peg=True, outcome="spin_void")
+    r.spin(spot="1", idx=0)
+    r.end("1")
+    res, _, f = judge(ResultEvidence, [r], wheel_bench())
+    assert (res.verdict, f) == ("pass", [])
+
+
+# ------------------------------------------------------------------ § 690.2(d): between two sections
+def test_between_sections_golden_picture():
+    r1 = R(1)
+    s1 = r1.spin(on_peg=True)  # settled
+    r1.end("1")
+    r2 = R(2)
+    s2 = r2.spin(on_peg=True, outcome=None)  # never declared
+    r3 = R(3)
+    r3.spin(on_peg=True, outcome="spin_void")  # void, then respun
+    r3.spin(on_peg=True, outcome="spin_void")  # and again
+    r3.spin()
+    r3.end("1")
+    r4 = R(4)
+    r4.spin(on_peg=True, outcome="spin_void")  # the last push, the round void: fine
+    r4.end(None, void=True)
+    r5 = R(5)
+    r5.spin()
+    s5 = r5.spin(on_peg=True, outcome="spin_void")  # the second push, last, the round not void
+    r5.end("1")
+    r6 = R(6)
+    s6 = r6.spin(on_peg=True, outcome="spin_void")  # the round never ended
+    r7 = R(7)
+    r7.spin(stop=False, outcome="spin_void")  # no rest report
+    r7.spin(on_peg=False)
+    res, m, f = judge(BetweenSections, [r1, r2, r3, r4, r5, r6, r7])
+    assert f == [(1, s1["outcome"].seq, "spin 1 rested between two sections and was settled"),
+                 (2, s2["stop"].seq, "spin 1 rested between two sections; not declared void"),
+                 (5, s5["outcome"].seq, "void spin 2 was not respun"),
+                 (6, s6["outcome"].seq, "void spin 1 was not respun")]
+    assert (res.verdict, res.summary) == ("fail", "4 between-sections spin(s) mishandled")
+    assert m == {"spins": (11, "spins", None, None), "between_sections": (7, "spins", None, None),
+                 "between_sections_rate": (7 / 11, "1", None, None), "respun": (2, "spins", None, None)}
+    res, m, f = judge(BetweenSections, [r3, r4])
+    assert (res.verdict, res.summary, f) == ("pass", "3 between-sections spin(s), each void and respun", [])
+    assert m["between_sections_rate"][0] == 0.75
+    res, m, f = judge(BetweenSections, [R(1)])
+    assert (res.verdict, res.summary, f) == ("indeterminate", "no spins in the trace", [])
+    assert m == {"spins": (0, "spins", None, None), "between_sections": (0, "spins", None, None),
+                 "between_sections_rate": (None, "1", None, None), "respun": (0, "spins", None, None)}
+
+
+# ------------------------------------------------------------------ § 690.3: the Top Slot
+TOL = 0.125  # a tolerance that binary floats hold exactly: the offsets below are exact too
+
+
+def pay(r: R, wid: str, spot: str, odds, win: int, seat: int = 1, stake: int = 100, **more) -> Event:
+    return r.ev("croupier", "pay", {"wager_id": wid, "seat": seat, "spot": spot, "stake_cents": stake,
+                                    "odds": f"{odds} to 1", "odds_ratio": str(odds), "win_cents": win, **more}, 50.0)
+
+
+def collect(r: R, wid: str, spot: str, stake: int = 100, seat: int = 1) -> Event:
+    return r.ev("croupier", "collect", {"wager_id": wid, "seat": seat, "spot": spot, "stake_cents": stake}, 45.0)
+
+
+def refund(r: R, wid: str, spot: str, stake: int = 100, seat: int = 1) -> Event:
+    return r.ev("croupier", "refund", {"wager_id": wid, "seat": seat, "spot": spot, "stake_cents": stake}, 46.0)
+
+
+def test_top_slot_reels_declared():
+    bad = {"reel1": REELS["reel1"][:-1] + ["50"], "reel2": [1, 2, 3, 4, 5, 7, 10, 15, 50], "reel3": [],
+           "reels_declared": True, "reel1_steps": 9, "spare_reel4": []}
+    res, _, f = judge(TopSlotCheck, [], BenchView(info={"top_slot": bad}))
+    assert [x[:2] for x in f] == [(0, None)] * 5
+    assert [x[2] for x in f] == [
+        "§ 690.3(b): the Top Slot declares reels ['reel1', 'reel2', 'reel3']; it consists of two reels (reel1, reel2)",
+        f"§ 690.3(b)(1): the first reel lacks betting option(s) ['crazy-time']; it shall contain each of {SPOT_LIST}",
+        "§ 690.3(b)(1): the first reel carries ['50'], which are no betting options",
+        "§ 690.3(b)(2): the second reel lacks multiplier(s) [20]",
+        "§ 690.3(b)(2): the second reel carries multiplier(s) [50]; its potential multipliers consist of 1, 2, 3, 4, 5, "
+        "7, 10, 15, 20"]
+    assert (res.verdict, res.summary) == ("fail", "5 Top Slot deviation(s)")
+    _, _, f = judge(TopSlotCheck, [], BenchView(info={"top_slot": {"reel1": REELS["reel1"]}}))
+    assert [x[2] for x in f] == [
+        "§ 690.3(b): the Top Slot declares reels ['reel1']; it consists of two reels (reel1, reel2)",
+        "§ 690.3(b)(2): the second reel lacks multiplier(s) [1, 2, 3, 4, 5, 7, 10, 15, 20]"]
+    _, _, f = judge(TopSlotCheck, [], BenchView(info={"top_slot": {"reel2": None, "reel1": None}}))
+    assert [x[2] for x in f] == [
+        f"§ 690.3(b)(1): the first reel lacks betting option(s) {REELS['reel1']}; it shall contain each of {SPOT_LIST}",
+        "§ 690.3(b)(2): the second reel lacks multiplier(s) [1, 2, 3, 4, 5, 7, 10, 15, 20]"]
+    for info in ({**bad, "reels_declared": False}, None, dict(REELS)):
+        res, m, f = judge(TopSlotCheck, [], BenchView(info={} if info is None else {"top_slot": info}))
+        assert (res.verdict, res.summary, f) == ("indeterminate", "no Top Slot spins in the trace", [])
+        assert m == {"start_offset_worst": (None, "s", None, "|offset| <= 0.1 s"),
+                     "rounds_settled": (0, "rounds", None, None), "aligned_rate": (None, "1", None, None),
+                     "start_offsets_undecided": (0, "spins", None, "0 (|offset| within the tolerance by more than the "
+                                                                   "clocks' uncertainty)")}
+
+
+def test_top_slot_golden_picture():
+    r1 = R(1)
+    r1.spin(top_off=TOL, top=("5", 7, True))  # exactly the tolerance: concurrent
+    pay(r1, "1-1", "5", 35, 3500)
+    pay(r1, "1-2", "2", 2, 200)  # not the aligned option: no multiplier
+    pay(r1, "1-3", "coin-flip", 99, 9900)  # a bonus game's odds: the bonus checks'
+    r1.end("5")
+    r2 = R(2)
+    s2 = r2.spin(top_off=-0.1875, top=("5", 7, False))  # past it with no uncertainty
+    p2 = pay(r2, "2-1", "5", 35, 3500)  # not aligned: 5 to 1
+    r2.end("5")
+    r3 = R(3)
+    r3.u = {"top_slot": 0.03125, "wheel": 0.03125}
+    r3.spin(top_off=0.1875, top=("5", 7, True))  # 0.1875 - 0.0625 = the tolerance: undecided
+    p3 = pay(r3, "3-1", "5", 5, 500)  # aligned on 5 ×7: 35 to 1
+    r3.end("5")
+    r4 = R(4)
+    r4.u = {"top_slot": 0.03125}
+    s4 = r4.spin(top_off=0.1875)  # 0.15625 > the tolerance: a deviation
+    r4.end("1")
+    r5 = R(5)
+    s5a = r5.spin(top=("7", 6, False), outcome="spin_void")  # off both reels
+    s5b = r5.spin(top=("7", 5, False), steps=(0, 0), outcome="spin_void")  # off reel 1 (no stuck-reel finding)
+    s5c = r5.spin(top=("5", 6, False), outcome="spin_void")  # off reel 2
+    s5d = r5.spin(top=("2", 3, True), steps=(0, 9), outcome="spin_void")
+    s5e = r5.spin(top=("2", 3, True), steps=(9, -1), outcome="spin_void")
+    s5f = r5.spin(top=("2", 3, True), steps=(1, 1), outcome="spin_void")  # one step each: moved
+    s5g = r5.spin(top_slot=False, outcome="spin_void")
+    s5h = r5.spin(start=False, top_off=5.0, top=("2", 1, False))  # no wheel start: no offset judged
+    del s5h["top_stop"].payload["reel1_steps"]  # a reel without steps did not move
+    pay(r5, "5-1", "2", 2, 200)
+    r5.end("2")
+    r6 = R(6)
+    r6.spin(top=("10", 2, True))
+    r6.end(None, void=True)  # not settled: no alignment counted, no pays judged
+    pay(r6, "6-1", "10", 1, 100)
+    r7 = R(7)
+    r7.spin(top_slot=False)  # settled without a Top Slot stop
+    r7.end("1")
+    r8 = R(8)
+    r8.u = {"top_slot": 0.0625}
+    r8.spin(top_off=-0.1875, top=("10", 2, True))  # undecided, the largest |offset| of them
+    pay(r8, "8-1", "10", 20, 2000)
+    r8.end("10")
+    res, m, f = judge(TopSlotCheck, [r1, r2, r3, r4, r5, r6, r7, r8], config=CheckConfig(top_slot_start_tolerance_s=TOL))
+    assert f == [
+        (2, s2["top_start"].seq, "Top Slot started -187.5 ms from the wheel (tolerance ±125.0 ms)"),
+        (2, p2.seq, "wager 2-1 on 5 paid at 35 to 1; expected 5 to 1 (§ 690.3(c)(2): reels not aligned (5 ×7), so no "
+                    "Top Slot multiplier)"),
+        (3, p3.seq, "wager 3-1 on 5 paid at 5 to 1; expected 35 to 1 (§ 690.3(c)(1): reels aligned on 5 ×7)"),
+        (4, s4["top_start"].seq, "Top Slot started +187.5 ms from the wheel (tolerance ±125.0 ms; the clocks' "
+                                 "uncertainty ±31.2 ms)"),
+        (5, s5a["top_stop"].seq, "Top Slot showed '7' × 6: not on its reels (§ 690.3(b)(1)–(2))"),
+        (5, s5b["top_stop"].seq, "Top Slot showed '7' × 5: not on its reels (§ 690.3(b)(1))"),
+        (5, s5c["top_stop"].seq, "Top Slot showed '5' × 6: not on its reels (§ 690.3(b)(2))"),
+        (5, s5d["top_stop"].seq, "reel(s) [1] did not move during the spin"),
+        (5, s5e["top_stop"].seq, "reel(s) [2] did not move during the spin"),
+        (5, s5g["command"].seq, "Top Slot not spun (no start/stop report) with this spin"),
+        (5, s5h["top_stop"].seq, "reel(s) [1] did not move during the spin"),
+        (7, r7.events[0].seq, "Top Slot not spun (no start/stop report) with this spin"),
+    ]
+    assert s5f  # moved: no finding
+    assert (res.verdict, res.summary) == ("fail", "12 Top Slot deviation(s)")
+    assert m == {"start_offset_worst": (-0.1875, "s", None, "|offset| <= 0.125 s"),
+                 "rounds_settled": (6, "rounds", None, None),  # 1, 2, 3, 4, 5, 8 (not 6: void; not 7: no stop)
+                 "aligned_rate": (3 / 6, "1", None, None),  # 1, 3, 8
+                 "start_offsets_undecided": (2, "spins", None, "0 (|offset| within the tolerance by more than the "
+                                                                "clocks' uncertainty)")}
+
+
+def test_top_slot_undecided_and_pass_summaries():
+    r1, r2, r3 = R(1), R(2), R(3)
+    r1.u = {"wheel": 0.0625}
+    r1.spin(top_off=0.125 + 0.0625)  # at the tolerance by its uncertainty: undecided
+    r1.end("1")
+    r2.u = {"top_slot": 0.09375}
+    r2.spin(top_off=-0.0625)  # within it by less than its uncertainty
+    r2.end("1")
+    r3.spin(top_off=0.0)
+    r3.end("1")
+    res, m, f = judge(TopSlotCheck, [r1, r2, r3], config=CheckConfig(top_slot_start_tolerance_s=TOL))
+    assert (res.verdict, f) == ("indeterminate", [])
+    assert res.summary == ("2 spin(s) whose Top Slot start is within the clocks' uncertainty of the ±125.0 ms "
+                           "tolerance (round 1: +187.5 ± 62.5 ms): not provably concurrent")
+    assert (m["start_offset_worst"][0], m["rounds_settled"][0], m["aligned_rate"][0]) == (0.1875, 3, 0.0)
+    res, m, f = judge(TopSlotCheck, [r3], config=CheckConfig(top_slot_start_tolerance_s=TOL))
+    assert (res.verdict, res.summary, f) == ("pass", "Top Slot spun with every push, concurrently, applied only when "
+                                                     "aligned", [])
+    assert m["start_offset_worst"][0] == 0.0
+
+
+def test_outcome_m_applies_the_shown_multiplier_only_to_the_aligned_option():
+    assert outcome_m({"multiplier": "7", "aligned": True, "spot": "5"}, Spot.FIVE) == 7
+    assert outcome_m({"multiplier": 7, "aligned": True, "spot": "5"}, Spot.TWO) == 1
+    assert outcome_m({"multiplier": 7, "aligned": False, "spot": "5"}, Spot.FIVE) == 1
+    assert outcome_m({"multiplier": 7, "spot": "5"}, Spot.FIVE) == 1
+
+
+# ------------------------------------------------------------------ § 690.1(g)(2): the betting areas
+def test_betting_areas_golden_picture():
+    r1 = R(1)
+    r1.press(1, "1")
+    r1.press(2, "1")
+    r1.press(3, "coin-flip")
+    p4 = r1.press(4, "7")  # accepted on no betting area
+    for k, why in enumerate(("betting_closed", "locked_out", "invalid_seat", "invalid_stake"), 5):
+        r1.press(k, "2", accepted=False, reason=why)  # refusals that say nothing about the area
+    p9 = r1.press(9, "pachinko", seat=3, accepted=False, reason="no_betting_area")
+    r1.press(10, "7", accepted=False, reason="no_betting_area")  # no area of the layout anyway
+    r2 = R(2)
+    r2.ev("wagering", "press", None, 1.0)  # a press report with no payload at all
+    r2.ev("wagering", "press", ["garbled"], 1.0)
+    p11 = r2.press(11, "2", seat=4, accepted=False, reason=None)
+    res, m, f = judge(BettingAreas, [r1, r2])
+    assert f == [
+        (1, p4.seq, f"§ 690.1(g)(2): the wagering device accepted press 4 on '7', which is no betting area of the "
+                    f"layout ({SPOT_LIST})"),
+        (1, p9.seq, f"§ 690.1(g)(2): seat 3's press on the pachinko betting area was refused ('no_betting_area'); the "
+                    f"layout has a betting area for each of {SPOT_LIST}"),
+        (2, p11.seq, f"§ 690.1(g)(2): seat 4's press on the 2 betting area was refused (None); the layout has a "
+                     f"betting area for each of {SPOT_LIST}"),
+    ]
+    assert (res.verdict, res.summary) == ("fail", "3 deviation(s) from § 690.1(g)(2); presses refused for the betting "
+                                                  "area: pachinko (1), 2 (1)")
+    want = {f"presses_accepted_{s}": (0, "presses", None, None) for s in SPOT_LIST.split(", ")}
+    want.update({"presses_accepted_1": (2, "presses", None, None), "presses_accepted_coin-flip": (1, "presses", None, None),
+                 "presses_refused_for_the_area": (2, "presses", None, "== 0")})
+    assert m == want and list(m) == list(want)
+
+
+def test_betting_areas_pass_and_other_summaries():
+    r = R(1)
+    r.press(1, "1")
+    r.press(2, "1")
+    r.press(3, "crazy-time")
+    res, m, f = judge(BettingAreas, [r])
+    assert (res.verdict, f) == ("pass", [])
+    assert res.summary == ("3 presses accepted, every one on a betting area; no press on 2, 5, 10, coin-flip, cash-hunt, "
+                           "pachinko in this trace")
+    r = R(1)
+    for k, s in enumerate(SPOT_LIST.split(", ")):
+        r.press(k, s)
+    res, m, f = judge(BettingAreas, [r])
+    assert res.summary == "8 presses accepted, every one on a betting area; each of the eight areas took wagers"
+    r = R(1)
+    r.press(1, "7")
+    res, m, f = judge(BettingAreas, [r])
+    assert (res.verdict, res.summary) == ("fail", "1 deviation(s) from § 690.1(g)(2); presses refused for the betting "
+                                                  "area: see the findings")
+    assert m["presses_refused_for_the_area"][0] == 0
+    r = R(1)
+    r.press(1, "2", accepted=False, reason="locked_out")
+    res, m, f = judge(BettingAreas, [r])
+    assert (res.verdict, res.summary, f) == ("indeterminate", "no accepted press in the trace", [])
+
+
+# ------------------------------------------------------------------ § 690.1(g)(4): the limits
+def rules_bench(**limits) -> BenchView:
+    rules = {**RULES_JSON, "limits": {**RULES_JSON["limits"], **limits}}
+    return BenchView(rules=rules)
+
+
+def test_wager_limits_golden_picture():
+    r1 = R(1)
+    r1.press(1, "1", stake=10)  # the minimum
+    r1.press(2, "2", stake=250000)  # the maximum
+    r1.press(3, "1", stake=9)
+    r1.press(4, "1", stake=250001)
+    r1.press(5, "1", stake=100)
+    r1.nmb(20.0)
+    r1.press(6, "5", stake=5, t=21.0)  # after "no more bets": no wager; its settlement's own stake is read
+    rej = {k: r1.ev("croupier", "wager_rejected", {"wager_id": f"1-{k}", "kind": "limits", "stake_cents": 1,
+                                                   "reason": "limits"}, 22.0) for k in (3, 4, 5)}
+    r1.ev("croupier", "wager_rejected", {"wager_id": "1-1", "kind": "press", "press_id": 1, "reason": "x"}, 22.0)
+    r1.ev("croupier", "wager_rejected", ["garbled"], 22.0)
+    rej7 = r1.ev("croupier", "wager_rejected", {"wager_id": "1-7", "kind": "limits", "stake_cents": 300000}, 22.0)
+    rej8 = r1.ev("croupier", "wager_rejected", {"wager_id": "1-8", "kind": "limits", "stake_cents": 200}, 22.0)
+    c1 = collect(r1, "1-1", "1", stake=999999)  # the device's stake (10) is judged, never the croupier's
+    pay(r1, "1-2", "2", 2, 500000, seat=2, stake=1)
+    c1b = collect(r1, "1-1", "1", stake=999999)  # the same wager again: counted once
+    c6 = collect(r1, "1-6", "5", stake=5, seat=2)
+    f9 = refund(r1, "1-9", "1", stake=250001, seat=3)
+    r2 = R(2)
+    big = [pay(r2, "2-1", "1", 1, 30_000_000, seat=2), pay(r2, "2-2", "2", 2, 20_000_001, seat=2, capped=True),
+           pay(r2, "2-3", "5", 5, 50_000_000, seat=3, capped=True), pay(r2, "2-4", "5", 5, 60_000_000, seat=1)]
+    res, m, f = judge(WagerLimits, [r1, r2], BenchView(rules=RULES_JSON))
+    assert f == [
+        (1, rej[5].seq, "wager 1-5 of 100 cents refused as outside the limits; the Rules Submission admits 10–250000 "
+                        "cents"),
+        (1, rej8.seq, "wager 1-8 of 200 cents refused as outside the limits; the Rules Submission admits 10–250000 "
+                      "cents"),
+        (1, c6.seq, "wager 1-6 (5, seat 2) was settled (collect): § 690.1(g)(4): a wager of 5 cents is below the "
+                    "minimum wager of 10 cents; the croupier must refuse it"),
+        (1, f9.seq, "wager 1-9 (1, seat 3) was settled (refund): § 690.1(g)(4): a wager of 250001 cents is above the "
+                    "maximum wager of 250000 cents; the croupier must refuse it"),
+        (2, big[3].seq, "seat 1 was paid 60000000 cents of wins in this round; the maximum payout limit per round is "
+                        "50000000 cents"),
+        (2, big[0].seq, "seat 2 was paid 50000001 cents of wins in this round; the maximum payout limit per round is "
+                        "50000000 cents"),
+    ]
+    assert rej7 and c1 and c1b
+    assert (res.verdict, res.summary) == ("fail", "6 deviation(s) from the table's limits")
+    assert m == {"wagers_checked": (8, "wagers", None, "10–250000 cents"),  # 1-1, 1-2, 1-6, 1-9, 2-1..2-4
+                 "wagers_refused_outside_limits": (5, "wagers", None, None),
+                 "payments_capped": (2, "payments", None, None),
+                 "max_seat_win_per_round": (60_000_000, "cents", None, "<= 50000000 cents")}
+
+
+def test_wager_limits_pass_without_a_cap_and_without_rules():
+    r = R(1)
+    r.press(1, "1", stake=10)
+    r.nmb()
+    pay(r, "1-1", "1", 1, 90_000_000, seat=1)
+    pay(r, "1-2", "1", 1, 7, seat=2)
+    res, m, f = judge(WagerLimits, [r], rules_bench(max_payout_per_round_cents=None))
+    assert (res.verdict, f) == ("pass", [])
+    assert res.summary == ("2 wagers within 10–250000 cents, 0 outside them refused; no seat paid past the payout limit "
+                           "(0 payment(s) capped)")
+    assert m["max_seat_win_per_round"] == (90_000_000, "cents", None, None)
+    r2 = R(2)
+    pay(r2, "2-1", "1", 1, 5, seat=1)
+    res, m, f = judge(WagerLimits, [r, r2], rules_bench(max_payout_per_round_cents=None))
+    assert m["max_seat_win_per_round"][0] == 90_000_000  # the largest of the rounds, not the last
+    res, m, f = judge(WagerLimits, [R(1)], BenchView(rules=RULES_JSON))
+    assert (res.verdict, res.summary, f) == ("indeterminate", "no settled wagers", [])
+    assert m["max_seat_win_per_round"] == (0, "cents", None, "<= 50000000 cents")
+    r = R(1)
+    r.ev("croupier", "wager_rejected", {"wager_id": "1-1", "kind": "limits", "stake_cents": 5}, 22.0)
+    res, m, f = judge(WagerLimits, [r], BenchView(rules=RULES_JSON))
+    assert (res.verdict, res.summary) == ("pass", "0 wagers within 10–250000 cents, 1 outside them refused; no seat "
+                                                  "paid past the payout limit (0 payment(s) capped)")
+    r = R(1)
+    pay(r, "1-1", "1", 1, 60_000_000)
+    res, m, f = judge(WagerLimits, [r])
+    assert (res.verdict, res.summary, f) == ("indeterminate", "no Rules Submission on record: no limits to judge by", [])
+    assert m == {"wagers_checked": (0, "wagers", None, None), "wagers_refused_outside_limits": (0, "wagers", None, None),
+                 "payments_capped": (0, "payments", None, None), "max_seat_win_per_round": (0, "cents", None, None)}
+
+
+# ------------------------------------------------------------------ § 690.1(a): the sections' χ² test
+def chi_rounds(cw: list[int], ccw: list[int], other: list[int] = ()) -> list[R]:
+    out = []
+    for direction, sections in (("cw", cw), ("ccw", ccw), (None, other)):
+        for idx in sections:
+            r = R(len(out) + 1)
+            r.spin(idx=idx, spot=LAYOUT[idx], direction=direction)
+            out.append(r)
+    return out
+
+
+def test_section_uniformity_per_direction_with_its_own_bonferroni_level():
+    import math
+    rounds = chi_rounds([0] * 10, [0] * 4 + [1] * 5)  # cw: 10 of 2 sections' 5 × 2; ccw 9: too few for its own
+    res, m, f = judge(SectionUniformity, rounds, wheel_bench(LAYOUT[:2]), CheckConfig(chi2_min_spins=19))
+    p_cw = math.erfc(math.sqrt(10 / 2))
+    assert f == [(0, None, f"cw: χ² = 10.0 on 1 dof, p = {p_cw:.3g} < 0.005; most frequent section 0 (10 of 10, "
+                           "expected 5.0)")]
+    assert (res.verdict, res.summary) == ("fail", f"sections not uniform: smallest p = {p_cw:.3g} < 0.005")
+    assert list(m) == ["spins", "chi2_pooled", "p_value_pooled", "chi2_cw", "p_value_cw", "dof"]
+    assert m["spins"] == (19, "spins", None, ">= 19 spins")
+    assert m["chi2_pooled"][0] == 81 / 19 and m["chi2_cw"] == (10.0, "1", None, None)
+    assert m["p_value_pooled"][1:] == m["p_value_cw"][1:] == ("1", None, ">= 0.005 (α = 0.01 / 2)")
+    assert abs(m["p_value_cw"][0] - p_cw) < 1e-12 and abs(m["p_value_pooled"][0] - math.erfc(math.sqrt(81 / 38))) < 1e-12
+    assert m["dof"] == (1, "1", None, None)
+
+
+def test_section_uniformity_at_its_thresholds():
+    rounds = chi_rounds([0] * 5 + [1] * 5, [0] * 6 + [1] * 4, [1])
+    res, m, f = judge(SectionUniformity, rounds, wheel_bench(LAYOUT[:2]), CheckConfig(chi2_min_spins=21))
+    assert (res.verdict, f) == ("pass", [])
+    assert list(m) == ["spins", "chi2_pooled", "p_value_pooled", "chi2_cw", "p_value_cw", "chi2_ccw", "p_value_ccw",
+                       "dof"]  # "?" (1 spin) too few for its own test
+    assert (m["chi2_pooled"][0], m["chi2_cw"][0], m["chi2_ccw"][0]) == (1 / 21, 0.0, 0.4)
+    assert m["p_value_cw"] == (1.0, "1", None, ">= 0.003333 (α = 0.01 / 3)")
+    assert res.summary == f"uniform at α = 0.01 (3 tests): smallest p = {m['p_value_ccw'][0]:.3g}"
+    res, m, f = judge(SectionUniformity, rounds, wheel_bench(LAYOUT[:2]), CheckConfig(chi2_min_spins=22))
+    assert (res.verdict, res.summary, f) == ("indeterminate", "21 spins: too few for the χ² test", [])
+    assert m == {"spins": (21, "spins", None, ">= 22 spins")}
+
+
+def test_section_uniformity_counts_only_settled_rest_reports_on_the_54_sections():
+    rounds = chi_rounds([0, 1, 2], [])
+    r = R(9)
+    r.spin(idx=5, outcome="spin_void")
+    r.spin(idx=6, stop=False)
+    r.ev("wheel", "spin_stop", {"section_index": "7", "spot": "1", "direction": "cw"}, 1.0)  # its index as text
+    r10 = R(10)
+    r10.spin(idx=8, stop=False)  # settled without a rest report: not counted
+    r11 = R(11)
+    r11.spin(idx=9, outcome=None)  # no valid spin: not counted
+    res, m, f = judge(SectionUniformity, rounds + [r, r10, r11], config=CheckConfig(chi2_min_spins=4))
+    assert (res.verdict, m["spins"][0], m["dof"][0]) == ("pass", 4, 53)
+    # sections 0, 1, 2 and 7 once each of 54: (4 (1 - 4/54)² + 50 (4/54)²) / (4/54) = 50
+    assert round(m["chi2_pooled"][0], 9) == 50.0 and list(m) == ["spins", "chi2_pooled", "p_value_pooled", "dof"]
+
+
+# ------------------------------------------------------------------ § 690.2(e)–(f), § 690.4: settlement (numbers)
+SECTION = {"1": 0, "2": 1, "5": 2, "10": 15, "pachinko": 5, "coin-flip": 11}
+
+
+def base_round(n: int, presses, result: str, top=("1", 1, False), **spin) -> R:
+    """Presses (pid, spot, stake, seat) before "no more bets", then one valid spin on ``result``."""
+    r = R(n)
+    for pid, spot, stake, seat in presses:
+        r.press(pid, spot, stake, seat)
+    r.nmb(20.0)
+    r.spin(spot=result, idx=SECTION[result], top=top, **spin)
+    return r
+
+
+def test_settlement_golden_picture_of_number_results():
+    r1 = base_round(1, [(1, "5", 100, 1), (2, "1", 200, 2), (3, "2", 300, 3)], "5", ("5", 7, True))
+    collect(r1, "1-2", "1", 200, 2)
+    collect(r1, "1-3", "2", 300, 3)
+    pay(r1, "1-1", "5", 35, 3500)  # § 690.4(c): 5 to 1 × 7
+    r1.end("5")
+    r2 = base_round(2, [(1, "1", 100, 1), (2, "2", 100, 2)], "1", ("5", 7, False))
+    p2 = pay(r2, "2-1", "1", 1, 100)  # paid before the loser was collected
+    collect(r2, "2-2", "2", 100, 2)
+    r2.end("1")
+    r3 = base_round(3, [(1, "5", 100, 1)], "5", ("5", 7, True))
+    p3 = pay(r3, "3-1", "5", 5, 500)  # the Top Slot's ×7 left out
+    r3.end("5")
+    r4 = base_round(4, [(1, "1", 100, 1), (2, "10", 100, 2)], "10", ("1", 2, True))
+    p4 = pay(r4, "4-1", "1", 2, 200)  # a loser paid (and never collected)
+    pay(r4, "4-2", "10", 10, 1000, seat=2)
+    e4 = r4.end("10")
+    r5 = base_round(5, [(1, "2", 100, 1), (2, "1", 100, 2)], "2", ("2", 1, True))  # aligned, ×1: no multiplier
+    c5 = collect(r5, "5-2", "1", 150, 2)  # the stake collected is not the one wagered
+    p5 = pay(r5, "5-1", "2", 2, 250)
+    r5.end("2")
+    r6 = base_round(6, [(1, "1", 100, 1)], "2")
+    r6.press(2, "1", 100, 2, t=21.0)  # after "no more bets": no wager
+    c6 = collect(r6, "6-2", "1", 100, 2)
+    e6 = r6.end("2")
+    r7 = base_round(7, [], "1", top_slot=False)
+    e7 = r7.end("1")
+    r8 = base_round(8, [(1, "1", 100, 1), (2, "1", 100, 2), (3, "1", 100, 3), (4, "1", 100, 4), (5, "1", 5, 5)], "2")
+    r8.press(6, "1", 100, 6, accepted=False, reason="betting_closed")
+    r8.press(7, "1", 100, 7, t=21.0)
+    for pid, why in ((2, "not made by the rig"), (3, "duplicate of actuation 4"), (4, "a whim"),
+                     (7, "not made by the rig")):
+        r8.ev("croupier", "wager_rejected", {"kind": "press", "press_id": pid, "reason": why}, 22.0)
+    r8.ev("croupier", "wager_rejected", {"kind": "press", "press_id": 1, "reason": ""}, 22.0)  # no reason: no refusal
+    r8.ev("croupier", "wager_rejected", {"kind": "limits", "wager_id": "8-5", "stake_cents": 5}, 22.0)
+    c8 = collect(r8, "8-1", "1", 100, 1)
+    e8 = r8.end("2")
+    r9 = base_round(9, [(1, "1", 100, 1)], "2", outcome="spin_void")
+    refund(r9, "9-1", "1")
+    r9.end(None, void=True, reason="no_valid_spin")  # void: refunded, nothing else judged
+    r10 = base_round(10, [(1, "1", 100, 1)], "2")  # never ended: nothing owed yet
+    res, m, f = judge(SettlementCheck, [r1, r2, r3, r4, r5, r6, r7, r8, r9, r10], BenchView(rules=RULES_JSON))
+    assert f == [
+        (2, p2.seq, "a winning wager was paid before all losing wagers were collected"),
+        (3, p3.seq, "wager 3-1: paid 500 cents at 5 to 1; § 690.1(c)(1), § 690.4(c): the § 690.4(a) odds times the Top "
+                    "Slot's ×7 on 5 35 to 1 gives 3500 cents"),
+        (4, e4.seq, "collections [] differ from the losing wagers ['4-1']"),
+        (4, p4.seq, "wager 4-1: paid 200 cents at 2 to 1; § 690.4(a) odds (no Top Slot multiplier on this betting option) "
+                    "it is no winning wager"),
+        (4, e4.seq, "the set of paid wagers differs from the winning wagers"),
+        (5, c5.seq, "collections ['5-2'] differ from the losing wagers ['5-2']"),
+        (5, p5.seq, "wager 5-1: paid 250 cents at 2 to 1; § 690.4(a) odds (no Top Slot multiplier on this betting option) "
+                    "2 to 1 gives 200 cents"),
+        (6, None, 'wager 6-2 settled but it is no press the wagering device accepted from a player before "no more bets" '
+                  "(§ 690.2(a))"),
+        (6, e6.seq, "accepted wager(s) ['6-1'] never settled"),
+        (6, c6.seq, "collections ['6-2'] differ from the losing wagers ['6-1']"),
+        (7, e7.seq, "settled without a valid spin, Top Slot result or Rules Submission on record"),
+        (8, e8.seq, "accepted wager(s) ['8-4'] never settled"),
+        (8, c8.seq, "collections ['8-1'] differ from the losing wagers ['8-1', '8-4']"),
+    ]
+    assert (res.verdict, res.summary) == ("fail", "13 settlement deviation(s)")
+    assert m == {"rounds_settled": (8, "rounds", None, None), "bonus_rounds_settled": (0, "rounds", None, None),
+                 "bonus_void_rounds": (0, "rounds", None, None),
+                 "wagers_settled": (13, "wagers", None, None),  # 3 + 2 + 1 + 2 + 2 + 1 + 0 + 2 (8-1, 8-4)
+                 "collected": (1100, "cents", None, None),  # the losers' stakes as wagered: 500 + 100 + 100 + 100 + 100 + 200
+                 "paid": (3500 + 100 + 500 + 1200 + 250, "cents", None, None)}  # as the croupier paid them
+
+
+def test_settlement_pass_and_indeterminate():
+    r1 = base_round(1, [(1, "5", 100, 1), (2, "1", 200, 2)], "5", ("5", 7, True))
+    collect(r1, "1-2", "1", 200, 2)
+    pay(r1, "1-1", "5", 35, 3500)
+    r1.end("5")
+    res, m, f = judge(SettlementCheck, [r1], BenchView(rules=RULES_JSON))
+    assert (res.verdict, f) == ("pass", [])
+    assert res.summary == ("every round collected losers first and paid § 690.4 odds (bonus results: losers collected "
+                           "before the game, the replayed final multipliers paid, 0 round(s); 0 void bonus game(s): only "
+                           "its wagers refunded)")
+    assert m == {"rounds_settled": (1, "rounds", None, None), "bonus_rounds_settled": (0, "rounds", None, None),
+                 "bonus_void_rounds": (0, "rounds", None, None), "wagers_settled": (2, "wagers", None, None),
+                 "collected": (200, "cents", None, None), "paid": (3500, "cents", None, None)}
+    res, m, f = judge(SettlementCheck, [r1])  # no Rules Submission
+    assert f == [(1, r1.events[-1].seq, "settled without a valid spin, Top Slot result or Rules Submission on record")]
+    r = base_round(1, [], "1", outcome="spin_void")
+    r.end(None, void=True)
+    res, m, f = judge(SettlementCheck, [r], BenchView(rules=RULES_JSON))
+    assert (res.verdict, res.summary, f) == ("indeterminate", "no settled rounds", [])
+
+
+def test_settlement_holds_the_croupier_s_excuses_to_the_actuator_s_record():
+    r = R(1)
+    r.ev("actuator", "actuation", {"actuation_id": 5, "seat": 1, "spot": "1", "coil": 1, "purpose": "player",
+                                   "closed_lo_s": 9.998, "closed_hi_s": 10.0, "ok": True}, 10.0)
+    for pid, seat, t in ((1, 1, 10.0), (2, 1, 10.001), (3, 2, 10.0), (4, 2, 10.0)):
+        r.press(pid, "1", 100, seat, t=t)
+    for pid, why in ((1, "not made by the rig"), (2, "duplicate of actuation 5"), (3, "duplicate of actuation 5"),
+                     (4, "not made by the rig")):
+        r.ev("croupier", "wager_rejected", {"kind": "press", "press_id": pid, "reason": why}, 11.0)
+    rej = {e.payload["press_id"]: e for e in r.events if e.kind == "wager_rejected"}
+    r.nmb(20.0)
+    r.spin(spot="2", idx=1)
+    collect(r, "1-1", "1")
+    collect(r, "1-3", "1", seat=2)
+    r.end("2")
+    res, m, f = judge(SettlementCheck, [r], BenchView(rules=RULES_JSON))
+    assert f == [(1, rej[1].seq, "press 1 refused as not made by the rig, but it is the rig's actuation 5"),
+                 (1, rej[3].seq, "press 3 refused as a duplicate, but no actuation of the trace doubles it")]
+    assert (m["wagers_settled"][0], m["collected"][0]) == (2, 200)
+    res, m, f = judge(SettlementCheck, [r], BenchView(rules=RULES_JSON), CheckConfig(foreign_presses="settle"))
+    assert f[2:] == [(1, rej[4].seq, "press 4 refused as not made by the rig, but the scenario settles real players' "
+                                     "presses (players.foreign_presses: settle)"),
+                     (1, r.events[-1].seq, "accepted wager(s) ['1-4'] never settled"),
+                     (1, r.events[-3].seq, "collections ['1-1', '1-3'] differ from the losing wagers ['1-1', '1-3', "
+                                           "'1-4']")]
+    assert len(f) == 5
