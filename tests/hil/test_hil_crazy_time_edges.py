@@ -857,3 +857,331 @@ def test_settlement_holds_the_croupier_s_excuses_to_the_actuator_s_record():
                      (1, r.events[-3].seq, "collections ['1-1', '1-3'] differ from the losing wagers ['1-1', '1-3', "
                                            "'1-4']")]
     assert len(f) == 5
+
+
+# ------------------------------------------------------------------ § 690.1(d), § 690.2(f), § 690.4(b): bonus results
+def bonus_base(n: int, game: str, start: str | None = None, top=("1", 1, False)) -> R:
+    """A round settled on ``game``: seat 1's wager on it, seat 2's on 1 collected, then ``start``'s bonus_start."""
+    r = base_round(n, [(1, game, 1000, 1), (2, "1", 500, 2)], game, top)
+    collect(r, f"{n}-2", "1", 500, 2)
+    if start is not None:
+        r.ev("croupier", "bonus_start", {"game": start}, 47.0)
+    return r
+
+
+def test_a_bonus_symbol_triggers_its_own_game_and_a_number_none():
+    r1 = base_round(1, [(1, "1", 100, 1)], "1")
+    s1 = r1.ev("croupier", "bonus_start", {"game": "pachinko"}, 47.0)
+    pay(r1, "1-1", "1", 1, 100)
+    r1.end("1")
+    r2 = bonus_base(2, "coin-flip")
+    pay(r2, "2-1", "coin-flip", 7, 7000)  # odds no game established: not judged again, not "differing"
+    e2 = r2.end("coin-flip")
+    r3 = bonus_base(3, "coin-flip", "cash-hunt")
+    s3 = r3.events[-1]
+    e3 = r3.end("coin-flip")
+    r4 = bonus_base(4, "coin-flip", "coin-flip")
+    s4 = r4.events[-1]
+    e4 = r4.end("coin-flip")
+    res, m, f = judge(SettlementCheck, [r1, r2, r3, r4], BenchView(rules=RULES_JSON))
+    assert f == [
+        (1, s1.seq, "§ 690.1(d): a 'pachinko' bonus game was played on a round settled on 1; only the sections "
+                    "containing bonus game symbols trigger a bonus game"),
+        (2, e2.seq, "§ 690.1(d): the round was settled on coin-flip, a bonus game symbol, but no bonus game followed "
+                    "(no bonus_start); the section triggers a subsequent bonus game"),
+        (2, e2.seq, "§ 690.4(b): the coin-flip bonus game on record does not establish the payout odds of wager(s) "
+                    "['2-1'] (no bonus game played); they cannot have been paid per §§ 690.5–690.8"),
+        (3, e3.seq, "accepted wager(s) ['3-1'] never settled"),
+        (3, s3.seq, "§ 690.1(d): the round was settled on coin-flip but the 'cash-hunt' bonus game was played"),
+        (3, e3.seq, "§ 690.4(b): the coin-flip bonus game on record does not establish the payout odds of wager(s) "
+                    "['3-1'] (no board generated); they cannot have been paid per §§ 690.5–690.8"),
+        (4, e4.seq, "accepted wager(s) ['4-1'] never settled"),
+        (4, s4.seq, "§ 690.1(d): the round was settled on coin-flip, a bonus game symbol, but no bonus game followed: "
+                    "it was announced (bonus_start) and never played (no board of multipliers generated); the section "
+                    "triggers a subsequent bonus game"),
+        (4, e4.seq, "§ 690.4(b): the coin-flip bonus game on record does not establish the payout odds of wager(s) "
+                    "['4-1'] (no board generated); they cannot have been paid per §§ 690.5–690.8"),
+    ]
+    assert m == {"rounds_settled": (4, "rounds", None, None), "bonus_rounds_settled": (3, "rounds", None, None),
+                 "bonus_void_rounds": (0, "rounds", None, None), "wagers_settled": (7, "wagers", None, None),
+                 "collected": (1500, "cents", None, None), "paid": (7100, "cents", None, None)}
+
+
+def test_a_bonus_game_s_winners_are_paid_its_replayed_odds_and_only_after_it():
+    from tests.hil.test_hil_bonus_checks import Round as BonusRound, coin_round
+    good = coin_round()  # seats 1 and 2 win 60 to 1 (4/20 board ×3, blue)
+    short = coin_round(n=2, pay=20)  # paid the unmultiplied board
+    r = BonusRound("coin-flip", n=3)
+    early_collect = next(e for e in r.events if e.kind == "collect")
+    r.events.remove(early_collect)
+    early_pay = Event(early_collect.seq, 3, early_collect.sim_time, 0, "croupier", "pay",
+                      {"wager_id": "3-1", "seat": 1, "spot": "coin-flip", "stake_cents": 1000, "odds": "20 to 1",
+                       "odds_ratio": "20", "win_cents": 20000})
+    r.events.insert(r.events.index(next(e for e in r.events if e.kind == "bonus_start")), early_pay)
+    r.board((4, 20), 1)
+    r.flip("blue")
+    late = r.add("croupier", "collect", {"wager_id": "3-99", "seat": 9, "spot": "1", "stake_cents": 500})
+    order = r.settle({1: 20, 2: 20})
+    start = next(e for e in order.events if e.kind == "bonus_start")
+    res, m, f = judge(SettlementCheck, [good, short, order], BenchView(rules=RULES_JSON))
+    pays = {e.payload["wager_id"]: e.seq for rv in (short, order) for e in rv.events if e.kind == "pay"}
+    assert f == [
+        (2, pays["2-1"], "wager 2-1: paid 20000 cents at 20 to 1; § 690.1(c)(2), § 690.4(b): the odds its bonus game "
+                         "established, the replayed final multiplier 60 to 1 gives 60000 cents"),
+        (2, pays["2-2"], "wager 2-2: paid 20000 cents at 20 to 1; § 690.1(c)(2), § 690.4(b): the odds its bonus game "
+                         "established, the replayed final multiplier 60 to 1 gives 60000 cents"),
+        (3, early_pay.seq, "a winning wager was paid before all losing wagers were collected"),
+        (3, late.seq, f"§ 690.2(f): 1 losing wager(s) (first 3-99) collected after the coin-flip bonus game started "
+                      f"(bonus_start, seq {start.seq}); the dealer shall first collect all losing wagers, then play the "
+                      "bonus game"),
+        (3, early_pay.seq, "§ 690.2(f): wager 3-1 paid before the coin-flip bonus game that determines its payout odds "
+                           "was played"),
+    ]
+    assert m == {"rounds_settled": (3, "rounds", None, None), "bonus_rounds_settled": (3, "rounds", None, None),
+                 "bonus_void_rounds": (0, "rounds", None, None), "wagers_settled": (9, "wagers", None, None),
+                 "collected": (1500, "cents", None, None), "paid": (120000 + 40000 + 60000, "cents", None, None)}
+
+
+def test_a_void_bonus_game_refunds_only_its_own_wagers():
+    r1 = base_round(1, [(1, "pachinko", 1000, 1), (2, "1", 500, 2), (3, "2", 300, 3), (4, "pachinko", 200, 4),
+                        (5, "5", 100, 5)], "pachinko")
+    c1 = collect(r1, "1-2", "1", 500, 2)
+    collect(r1, "1-4", "pachinko", 200, 4)  # a wager on the void game collected
+    r1.ev("croupier", "bonus_start", {"game": "pachinko"}, 47.0)
+    refund(r1, "1-1", "pachinko", 1000, 1)
+    f3 = refund(r1, "1-3", "2", 300, 3)  # a loser refunded
+    p1 = pay(r1, "1-1", "pachinko", 2, 2000)
+    e1 = r1.end(None, void=True, reason="bonus_void")  # 1-5 neither collected nor refunded
+    r2 = base_round(2, [(1, "1", 100, 1)], "1")
+    refund(r2, "2-1", "1")
+    e2 = r2.end(None, void=True, reason="bonus_void")  # voided for a bonus game on a number
+    r3 = base_round(3, [(1, "1", 100, 1)], "1", outcome="spin_void")
+    refund(r3, "3-1", "1")
+    e3 = r3.end(None, void=True, reason="bonus_void")  # no valid spin at all
+    r4 = base_round(4, [(1, "coin-flip", 100, 1), (2, "1", 100, 2)], "coin-flip")
+    c4 = r4.ev("croupier", "bonus_start", {"game": "coin-flip"}, 44.0)
+    late = collect(r4, "4-2", "1", 100, 2)  # collected after the game started
+    refund(r4, "4-1", "coin-flip")
+    r4.end(None, void=True, reason="bonus_void")
+    r5 = bonus_base(5, "coin-flip", "coin-flip")
+    r5.events.pop()  # no bonus_start: nothing to order by
+    refund(r5, "5-1", "coin-flip", 1000)
+    r5.end(None, void=True, reason="bonus_void")
+    res, m, f = judge(SettlementCheck, [r1, r2, r3, r4, r5], BenchView(rules=RULES_JSON))
+    assert f == [
+        (1, e1.seq, "accepted wager(s) ['1-5'] never settled"),
+        (1, p1.seq, "wager 1-1 paid in a round whose pachinko bonus game was void"),
+        (1, f3.seq, "§ 690.2(f): losing wager 1-3 (on 2) refunded when the pachinko bonus game was void; the dealer "
+                    "collects all losing wagers first, and the bonus game's void voids only the wagers on it"),
+        (1, e1.seq, "§ 690.2(f): losing wager(s) ['1-5'] neither collected nor refunded"),
+        (1, c1.seq, "wager(s) ['1-4'] on pachinko collected; the void bonus game's wagers are refunded"),
+        (2, e2.seq, "a round voided for its bonus game, but it was not settled on a bonus game symbol (result "
+                    "<Spot.ONE: '1'>)"),
+        (3, e3.seq, "a round voided for its bonus game, but it was not settled on a bonus game symbol (result None)"),
+        (4, late.seq, f"§ 690.2(f): 1 losing wager(s) (first 4-2) collected after the coin-flip bonus game started "
+                      f"(bonus_start, seq {c4.seq}); the dealer shall first collect all losing wagers, then play the "
+                      "bonus game"),
+    ]
+    assert (res.verdict, res.summary) == ("fail", "8 settlement deviation(s)")
+    assert m == {"rounds_settled": (0, "rounds", None, None), "bonus_rounds_settled": (0, "rounds", None, None),
+                 "bonus_void_rounds": (5, "rounds", None, None), "wagers_settled": (0, "wagers", None, None),
+                 "collected": (0, "cents", None, None), "paid": (0, "cents", None, None)}
+    res, m, f = judge(SettlementCheck, [r5], BenchView(rules=RULES_JSON))
+    assert (res.verdict, f) == ("pass", [])
+    assert res.summary == ("every round collected losers first and paid § 690.4 odds (bonus results: losers collected "
+                           "before the game, the replayed final multipliers paid, 0 round(s); 1 void bonus game(s): only "
+                           "its wagers refunded)")
+
+
+# ------------------------------------------------------------------ § 690.2(a): the lock-out
+B = 0.0078125  # a budget (2^-7 s) that binary floats hold exactly, as every offset below (multiples of 2^-10 s)
+K = 0.0009765625  # 2^-10 s
+CMD = 64.0
+RES = 1e-9  # TIME_RESOLUTION_S: the device's one clock
+
+
+def lock_round(n: int, presses, *, cmd: float | None = CMD, cmd_device: str = "wagering", cmd_extra: dict | None = None,
+               u: dict | None = None) -> R:
+    """A lock-out command at ``cmd`` (the device's stamp) and presses (offset s, accepted, reason, device)."""
+    r = R(n)
+    if cmd is not None:
+        r.ev(cmd_device, "lockout_command", {"device_time_s": cmd, **(cmd_extra or {})}, cmd)
+    for k, (off, ok, *more) in enumerate(presses, 1):
+        reason = more[0] if more else (None if ok else "locked_out")
+        dev = more[1] if len(more) > 1 else "wagering"
+        t = CMD + off
+        r.ev(dev, "press", {"press_id": k, "seat": 7, "spot": "1", "stake_cents": 100, "accepted": ok,
+                            "device_time_s": t, "reason": reason}, t)
+    r.u = dict(u or {})
+    return r
+
+
+def interval(r: R, x: float, unc: float | None = None) -> Event:
+    return r.ev("lockout_counter", "lockout_interval", {"interval_s": x, **({} if unc is None else {"uncertainty_s": unc})},
+                1.0)
+
+
+def test_lockout_golden_picture_on_the_device_s_own_stamps():
+    r1 = lock_round(1, [(-K, True), (4 * K, True), (6 * K, True), (7 * K, False, "over_limit"), (7 * K, False),
+                        (10 * K, False)])
+    r2 = lock_round(2, [(4 * K, True), (B, True), (B + K, False)])  # accepted at the budget: a violation
+    r3 = lock_round(3, [(B - K / 1024, True), (B, False)])  # accepted 1 µs before it, locked out at it: within
+    r4 = lock_round(4, [(2 * K, False), (3 * K, True), (4 * K, False)])  # accepted after a refusal
+    r5 = lock_round(5, [(K, True)])  # never refused: not bracketed
+    r6 = lock_round(6, [(K, True)], cmd=None)  # no command: nothing judged
+    r7 = lock_round(7, [(-K, True)])  # every press before the command
+    res, m, f = judge(Lockout, [r1, r2, r3, r4, r5, r6, r7], config=CheckConfig(lockout_budget_s=B))
+    p = {r.n: [e for e in r.events if e.kind == "press"] for r in (r2, r4)}
+    assert f == [(2, p[2][1].seq, "wager recognised 7.812499 ms after the lock-out command: at or past the budget "
+                                  "(7.812 ms)"),
+                 (4, p[4][1].seq, "a press was accepted after an earlier press had been locked out")]
+    lows = [6 * K - RES, B - RES, B - K / 1024 - RES, 3 * K - RES]
+    highs = [7 * K + RES, B + K + RES, B + RES, 4 * K + RES]
+    assert m == {
+        "rounds_bracketed": (4, "rounds", None, None),
+        "presses_locked_out": (6, "presses", None, None),  # 7K and 10K, B + K, B, 2K and 4K
+        "lockout_latency_max": ((max(lows) + max(highs)) / 2, "s", (B - RES, B + K + RES), f"<= {B} s"),
+        "lockout_latency_median": (sorted((a + b) / 2 for a, b in zip(lows, highs))[1:3] and
+                                   sum(sorted((a + b) / 2 for a, b in zip(lows, highs))[1:3]) / 2, "s",
+                                   ((lows[0] + lows[2]) / 2, (highs[0] + highs[2]) / 2), None),
+        "bracket_width_max": (max(b - a for a, b in zip(lows, highs)), "s", None, None),  # K + 2 RES, as rounded
+    }
+    assert (res.verdict, res.summary) == ("fail", "2 lock-out violation(s)")
+
+
+def test_lockout_pass_and_its_indeterminate_summaries():
+    ok = lock_round(1, [(4 * K, True), (5 * K, False)])
+    res, m, f = judge(Lockout, [ok], config=CheckConfig(lockout_budget_s=B))
+    assert (res.verdict, f) == ("pass", [])
+    assert res.summary == "lock-out took effect within the 7.812 ms budget in all 1 rounds; worst latency in [3.906, 4.883] ms"
+    # the bracket ends past the budget with no violation: not a pass
+    late = lock_round(1, [(4 * K, True), (B + K, False)])
+    res, m, f = judge(Lockout, [late], config=CheckConfig(lockout_budget_s=B))
+    assert (res.verdict, f) == ("indeterminate", [])
+    assert res.summary == ("1 round(s) whose latency bracket straddles the 7.812 ms budget: no presses close to it "
+                           "(enable lockout.probe, or refine its step)")
+    res, m, f = judge(Lockout, [lock_round(1, [(K, True)])], config=CheckConfig(lockout_budget_s=B))
+    assert (res.verdict, res.summary) == ("indeterminate", "no presses after a lock-out command: latency not measured")
+    assert m == {"rounds_bracketed": (0, "rounds", None, None), "presses_locked_out": (0, "presses", None, None)}
+    # just at the budget by the tolerance: within
+    edge = lock_round(1, [(4 * K, True), (B, False)])
+    res, m, f = judge(Lockout, [edge], config=CheckConfig(lockout_budget_s=B))
+    assert res.verdict == "pass" and m["lockout_latency_max"][2] == (4 * K - RES, B + RES)
+
+
+def test_lockout_with_two_clocks_brackets_each_press_by_both_uncertainties():
+    u = {"console": 0.0005, "wagering": 0.00025}  # the command stamped by the dealer's console
+    e = RES + 0.00075
+    straddle = lock_round(1, [(B - 2 * K, True), (B + K / 4, False)], cmd_device="console", u=u)
+    over = lock_round(2, [(B + 2 * K, True), (B + 3 * K, False)], cmd_device="console", u=u)
+    res, m, f = judge(Lockout, [straddle], config=CheckConfig(lockout_budget_s=B))
+    assert (res.verdict, f) == ("indeterminate", [])
+    assert m["lockout_latency_max"][2] == (B - 2 * K - e, B + K / 4 + e)
+    assert m["bracket_width_max"][0] == 2 * K + K / 4 + 2 * e
+    res, m, f = judge(Lockout, [straddle, over], config=CheckConfig(lockout_budget_s=B))
+    press = next(x for x in over.events if x.kind == "press")
+    assert f == [(2, press.seq, f"wager recognised {(B + 2 * K - e) * 1e3:.6f} ms after the lock-out command (its closing "
+                                "bracketed to ±0.750 ms): at or past the budget (7.812 ms)")]
+    assert (res.verdict, res.summary) == ("fail", "1 lock-out violation(s)")
+
+
+def test_lockout_counter_readings_each_side_of_the_budget():
+    r = lock_round(1, [(4 * K, True), (5 * K, False)])
+    over = interval(r, B + 3 * RES)  # past the budget by more than its tolerance
+    interval(r, B + RES)  # within the tolerance: at the budget
+    interval(r, B - K, K / 2)
+    res, m, f = judge(Lockout, [r], config=CheckConfig(lockout_budget_s=B))
+    assert f == [(1, over.seq, f"the lock-out counter timed {(B + 3 * RES) * 1e3:.6f} ± 0.000000 ms from the button to "
+                               "the lock-out indicator (budget 7.812 ms)")]
+    assert m["lockout_latency_counter_max"] == (B + 3 * RES, "s", (B + 3 * RES, B + 3 * RES), f"<= {B} s")
+    assert m["lockout_latency_counter_median"] == (B + RES, "s", None, None)
+    assert m["counter_uncertainty_max"] == (K / 2, "s", None, None)
+    r = lock_round(1, [(4 * K, True), (5 * K, False)])
+    interval(r, B - K / 2, K)  # 0.5 K under, ± K: straddles
+    interval(r, B - 2 * K, K)  # within by more than its uncertainty
+    worst = interval(r, B - K, K / 4)
+    res, m, f = judge(Lockout, [r], config=CheckConfig(lockout_budget_s=B))
+    assert (res.verdict, f) == ("indeterminate", [])
+    assert res.summary == ("1 lock-out counter reading(s) within their uncertainty of the 7.812 ms budget (the bracket "
+                           "straddles it): not provably within it")
+    assert m["lockout_latency_counter_max"] == (B - K / 2, "s", (B - 1.5 * K, B + K / 2), f"<= {B} s")
+    assert worst and m["lockout_latency_counter_median"][0] == B - K
+    r = lock_round(1, [(4 * K, True), (5 * K, False)])
+    interval(r, B - K)  # no uncertainty declared: 0
+    res, m, f = judge(Lockout, [r], config=CheckConfig(lockout_budget_s=B))
+    assert (res.verdict, m["counter_uncertainty_max"][0]) == ("pass", 0.0)
+
+
+# ------------------------------------------------------------------ the lock-out probe pressed by the rig's actuator
+UW = 2 ** -13  # the wagering device's clock-map uncertainty
+W = 2 ** -11  # the command write's round trip: ± W about the command's stamp
+C = 2 ** -12  # each actuation's closing bracket: ± C about its middle
+
+
+def act_round(n: int, presses, *, cmd_lo: float = CMD - W, cmd_hi: float = CMD + W) -> R:
+    """The command (stamp CMD, its write's round trip [cmd_lo, cmd_hi]) and presses the actuator made:
+    (closing's middle offset, the device's stamp offset, accepted)."""
+    r = R(n)
+    r.ev("wagering", "lockout_command", {"device_time_s": CMD, "command_lo_s": cmd_lo, "command_hi_s": cmd_hi}, CMD)
+    for k, (mid, stamp, ok) in enumerate(presses, 1):
+        r.ev("actuator", "actuation", {"actuation_id": 50 + k, "seat": 7, "spot": "1", "coil": 7, "purpose": "probe",
+                                       "closed_lo_s": CMD + mid - C, "closed_hi_s": CMD + mid + C, "ok": True,
+                                       "uncertainty_s": C / k}, CMD + mid)
+        r.ev("wagering", "press", {"press_id": k, "seat": 7, "spot": "1", "stake_cents": 100, "accepted": ok,
+                                   "device_time_s": CMD + stamp, "reason": None if ok else "locked_out"}, CMD + stamp)
+    r.u = {"wagering": UW}
+    return r
+
+
+def test_the_actuator_s_brackets_verify_the_device_s_stamps():
+    r = act_round(1, [(4 * K, 4 * K, True), (6 * K, 6 * K + C, False)])  # the second at its bracket's edge
+    res, m, f = judge(Lockout, [r], BenchView(info={"actuator": {"contact_delay_s": 0.002}}), CheckConfig(lockout_budget_s=B))
+    assert (res.verdict, f) == ("pass", [])
+    assert m["presses_verified"] == (2, "presses", None, None)
+    assert m["actuation_uncertainty_max"] == (C, "s", None, None)
+    assert m["lockout_latency_max"][2] == (4 * K - RES, 6 * K + C + RES)
+    assert "rounds_unverified" not in m and "contact_late_median" not in m
+
+
+def test_a_stamp_outside_the_actuator_s_bracket_leaves_the_round_unverified():
+    late = act_round(1, [(4 * K, 4 * K + 2 * K, True), (6 * K, 8 * K, False)])  # the contacts close 2 K late
+    early = act_round(2, [(4 * K, 4 * K - K, True), (6 * K, 6 * K, False)])
+    # an early stamp is matched to its actuation only where the attribution's window is the wider: another
+    # device's press (long before the command, judged by nobody) with a larger clock uncertainty
+    early.ev("spare", "press", {"press_id": 9, "seat": 8, "spot": "2", "stake_cents": 100, "accepted": True,
+                                "device_time_s": CMD - 1.0}, CMD - 1.0)
+    early.u["spare"] = 4 * K
+    bench = BenchView(info={"actuator": {"contact_delay_s": 0.002}})
+    res, m, f = judge(Lockout, [late, early], bench, CheckConfig(lockout_budget_s=B))
+    assert (res.verdict, f) == ("indeterminate", [])
+    assert m["contact_late_median"] == (2 * K, "s", (-K, 2 * K), None)  # -K, 2K, 2K
+    assert m["presses_outside_bracket"] == (3, "presses", None, None)
+    assert m["rounds_unverified"] == (2, "rounds", None, None)
+    assert m["presses_verified"] == (1, "presses", None, None)
+    assert res.summary == (
+        "2 round(s) not verified by the rig: 3 press stamp(s) of the device lie after the rig's bracket of their "
+        "actuation (median 1.953 ms from its middle, -0.977 to 1.953 ms): the bench's contact_delay_s (2.000 ms) is "
+        "wrong — the contacts close about 3.953 ms after the output is set (declare it, or the device's clock is not "
+        "the one it stamps its presses with); by the device's own stamps the worst latency is in [5.859, 7.813] ms — "
+        "not a pass on the device's word alone")
+    res, m, f = judge(Lockout, [early], BenchView(), CheckConfig(lockout_budget_s=B))
+    assert res.summary.startswith("1 round(s) not verified by the rig: 1 press stamp(s) of the device lie before the "
+                                  "rig's bracket of their actuation (median 0.977 ms from its middle, -0.977 to -0.977 "
+                                  "ms): the bench's contact_delay_s (0.000 ms) is wrong — the contacts close about "
+                                  "-0.977 ms after")
+
+
+def test_a_command_stamp_outside_its_write_s_round_trip_leaves_the_round_unverified():
+    before = act_round(1, [(4 * K, 4 * K, True), (6 * K, 6 * K, False)], cmd_lo=CMD + 2 * K, cmd_hi=CMD + 3 * K)
+    after = act_round(2, [(4 * K, 4 * K, True), (6 * K, 6 * K, False)], cmd_lo=CMD - 3 * K, cmd_hi=CMD - K)
+    res, m, f = judge(Lockout, [before, after], BenchView(), CheckConfig(lockout_budget_s=B))
+    assert (res.verdict, f) == ("indeterminate", [])
+    assert m["command_stamp_past_bracket_max"] == (-(2 * K - UW), "s", None, None)  # the larger of -1.83 and +0.85 ms
+    assert m["rounds_unverified"] == (2, "rounds", None, None)
+    assert "presses_verified" not in m and "contact_late_median" not in m
+    assert res.summary == (
+        "2 round(s) not verified by the rig: the device's lock-out command stamp lies -1.831 ms outside the command "
+        "write's round trip in 2 round(s); by the device's own stamps the worst latency is in [3.906, 5.859] ms — not a "
+        "pass on the device's word alone")
+    res, m, f = judge(Lockout, [after], BenchView(), CheckConfig(lockout_budget_s=B))
+    assert m["command_stamp_past_bracket_max"][0] == K - UW
