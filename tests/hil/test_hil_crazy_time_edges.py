@@ -257,7 +257,7 @@ def test_result_evidence_golden_picture():
     r4, s4 = settled(4, "1", -1)
     r5, s5 = settled(5, "2", True)
     r6, s6 = settled(6, "2", "1")
-    r7, s7 = settled(7, "2", 1, on_peg="yes")
+    r7, s7 = settled(7, "2", 1, on_peg="yes", result="1")  # no selection: its result is not judged either
     r8, s8 = settled(8, "7", 2, result="1")
     r9, s9 = settled(9, "5", 1)  # section 1 is a 2
     r10, _ = settled(10, "1", 0, result="10", forced={"spot": "10", "wheel_spot": "1"})
@@ -540,6 +540,7 @@ def test_betting_areas_golden_picture():
         r1.press(k, "2", accepted=False, reason=why)  # refusals that say nothing about the area
     p9 = r1.press(9, "pachinko", seat=3, accepted=False, reason="no_betting_area")
     r1.press(10, "7", accepted=False, reason="no_betting_area")  # no area of the layout anyway
+    p12 = r1.press(12, "pachinko", seat=5, accepted=False, reason="no_betting_area")
     r2 = R(2)
     r2.ev("wagering", "press", None, 1.0)  # a press report with no payload at all
     r2.ev("wagering", "press", ["garbled"], 1.0)
@@ -550,14 +551,16 @@ def test_betting_areas_golden_picture():
                     f"layout ({SPOT_LIST})"),
         (1, p9.seq, f"§ 690.1(g)(2): seat 3's press on the pachinko betting area was refused ('no_betting_area'); the "
                     f"layout has a betting area for each of {SPOT_LIST}"),
+        (1, p12.seq, f"§ 690.1(g)(2): seat 5's press on the pachinko betting area was refused ('no_betting_area'); the "
+                     f"layout has a betting area for each of {SPOT_LIST}"),
         (2, p11.seq, f"§ 690.1(g)(2): seat 4's press on the 2 betting area was refused (None); the layout has a "
                      f"betting area for each of {SPOT_LIST}"),
     ]
-    assert (res.verdict, res.summary) == ("fail", "3 deviation(s) from § 690.1(g)(2); presses refused for the betting "
-                                                  "area: pachinko (1), 2 (1)")
+    assert (res.verdict, res.summary) == ("fail", "4 deviation(s) from § 690.1(g)(2); presses refused for the betting "
+                                                  "area: pachinko (2), 2 (1)")
     want = {f"presses_accepted_{s}": (0, "presses", None, None) for s in SPOT_LIST.split(", ")}
     want.update({"presses_accepted_1": (2, "presses", None, None), "presses_accepted_coin-flip": (1, "presses", None, None),
-                 "presses_refused_for_the_area": (2, "presses", None, "== 0")})
+                 "presses_refused_for_the_area": (3, "presses", None, "== 0")})
     assert m == want and list(m) == list(want)
 
 
@@ -698,14 +701,14 @@ def test_section_uniformity_per_direction_with_its_own_bonferroni_level():
 
 
 def test_section_uniformity_at_its_thresholds():
-    rounds = chi_rounds([0] * 5 + [1] * 5, [0] * 6 + [1] * 4, [1])
+    rounds = chi_rounds([0] * 6 + [1] * 4, [0] * 5 + [1] * 5, [1])
     res, m, f = judge(SectionUniformity, rounds, wheel_bench(LAYOUT[:2]), CheckConfig(chi2_min_spins=21))
     assert (res.verdict, f) == ("pass", [])
     assert list(m) == ["spins", "chi2_pooled", "p_value_pooled", "chi2_cw", "p_value_cw", "chi2_ccw", "p_value_ccw",
                        "dof"]  # "?" (1 spin) too few for its own test
-    assert (m["chi2_pooled"][0], m["chi2_cw"][0], m["chi2_ccw"][0]) == (1 / 21, 0.0, 0.4)
-    assert m["p_value_cw"] == (1.0, "1", None, ">= 0.003333 (α = 0.01 / 3)")
-    assert res.summary == f"uniform at α = 0.01 (3 tests): smallest p = {m['p_value_ccw'][0]:.3g}"
+    assert (m["chi2_pooled"][0], m["chi2_cw"][0], m["chi2_ccw"][0]) == (1 / 21, 0.4, 0.0)
+    assert m["p_value_ccw"] == (1.0, "1", None, ">= 0.003333 (α = 0.01 / 3)")
+    assert res.summary == f"uniform at α = 0.01 (3 tests): smallest p = {m['p_value_cw'][0]:.3g}"  # not the last
     res, m, f = judge(SectionUniformity, rounds, wheel_bench(LAYOUT[:2]), CheckConfig(chi2_min_spins=22))
     assert (res.verdict, res.summary, f) == ("indeterminate", "21 spins: too few for the χ² test", [])
     assert m == {"spins": (21, "spins", None, ">= 22 spins")}
@@ -771,8 +774,8 @@ def test_settlement_golden_picture_of_number_results():
     r8 = base_round(8, [(1, "1", 100, 1), (2, "1", 100, 2), (3, "1", 100, 3), (4, "1", 100, 4), (5, "1", 5, 5)], "2")
     r8.press(6, "1", 100, 6, accepted=False, reason="betting_closed")
     r8.press(7, "1", 100, 7, t=21.0)
-    for pid, why in ((2, "not made by the rig"), (3, "duplicate of actuation 4"), (4, "a whim"),
-                     (7, "not made by the rig")):
+    for pid, why in ((7, "not made by the rig"), (2, "not made by the rig"), (3, "duplicate of actuation 4"),
+                     (4, "a whim")):
         r8.ev("croupier", "wager_rejected", {"kind": "press", "press_id": pid, "reason": why}, 22.0)
     r8.ev("croupier", "wager_rejected", {"kind": "press", "press_id": 1, "reason": ""}, 22.0)  # no reason: no refusal
     r8.ev("croupier", "wager_rejected", {"kind": "limits", "wager_id": "8-5", "stake_cents": 5}, 22.0)
@@ -837,8 +840,8 @@ def test_settlement_holds_the_croupier_s_excuses_to_the_actuator_s_record():
                                    "closed_lo_s": 9.998, "closed_hi_s": 10.0, "ok": True}, 10.0)
     for pid, seat, t in ((1, 1, 10.0), (2, 1, 10.001), (3, 2, 10.0), (4, 2, 10.0)):
         r.press(pid, "1", 100, seat, t=t)
-    for pid, why in ((1, "not made by the rig"), (2, "duplicate of actuation 5"), (3, "duplicate of actuation 5"),
-                     (4, "not made by the rig")):
+    for pid, why in ((4, "not made by the rig"), (1, "not made by the rig"), (2, "duplicate of actuation 5"),
+                     (3, "duplicate of actuation 5")):
         r.ev("croupier", "wager_rejected", {"kind": "press", "press_id": pid, "reason": why}, 11.0)
     rej = {e.payload["press_id"]: e for e in r.events if e.kind == "wager_rejected"}
     r.nmb(20.0)
@@ -851,9 +854,11 @@ def test_settlement_holds_the_croupier_s_excuses_to_the_actuator_s_record():
                  (1, rej[3].seq, "press 3 refused as a duplicate, but no actuation of the trace doubles it")]
     assert (m["wagers_settled"][0], m["collected"][0]) == (2, 200)
     res, m, f = judge(SettlementCheck, [r], BenchView(rules=RULES_JSON), CheckConfig(foreign_presses="settle"))
-    assert f[2:] == [(1, rej[4].seq, "press 4 refused as not made by the rig, but the scenario settles real players' "
-                                     "presses (players.foreign_presses: settle)"),
-                     (1, r.events[-1].seq, "accepted wager(s) ['1-4'] never settled"),
+    assert f[0] == (1, rej[4].seq, "press 4 refused as not made by the rig, but the scenario settles real players' "
+                                   "presses (players.foreign_presses: settle)")
+    assert f[1:3] == [(1, rej[1].seq, "press 1 refused as not made by the rig, but it is the rig's actuation 5"),
+                      (1, rej[3].seq, "press 3 refused as a duplicate, but no actuation of the trace doubles it")]
+    assert f[3:] == [(1, r.events[-1].seq, "accepted wager(s) ['1-4'] never settled"),
                      (1, r.events[-3].seq, "collections ['1-1', '1-3'] differ from the losing wagers ['1-1', '1-3', "
                                            "'1-4']")]
     assert len(f) == 5
@@ -1185,3 +1190,52 @@ def test_a_command_stamp_outside_its_write_s_round_trip_leaves_the_round_unverif
         "pass on the device's word alone")
     res, m, f = judge(Lockout, [after], BenchView(), CheckConfig(lockout_budget_s=B))
     assert m["command_stamp_past_bracket_max"][0] == K - UW
+
+
+def test_section_uniformity_names_each_direction_s_test_in_the_order_first_seen():
+    rounds = chi_rounds([], [0] * 5 + [1] * 5, [0] * 5 + [1] * 5)
+    rounds = rounds[10:] + rounds[:10]  # the rounds without a direction first
+    _, m, _ = judge(SectionUniformity, rounds, wheel_bench(LAYOUT[:2]), CheckConfig(chi2_min_spins=20))
+    assert list(m) == ["spins", "chi2_pooled", "p_value_pooled", "chi2_ccw", "p_value_ccw", "chi2_?", "p_value_?", "dof"]
+
+
+def test_a_p_value_at_the_level_is_no_deviation():
+    rounds = chi_rounds([0] * 3 + [1] * 3, [0] * 2 + [1] * 2)  # χ² = 0: p = 1 = α
+    res, m, f = judge(SectionUniformity, rounds, wheel_bench(LAYOUT[:2]), CheckConfig(chi2_min_spins=10, chi2_alpha=1.0))
+    assert (res.verdict, f, m["p_value_pooled"][0]) == ("pass", [], 1.0)
+    assert res.summary == "uniform at α = 1.0 (1 tests): smallest p = 1"
+
+
+def test_a_lockout_command_without_its_stamp_is_read_at_its_trace_time():
+    r = lock_round(1, [(4 * K, True), (B, True), (B + K, False)], cmd=None)
+    r.ev("wagering", "lockout_command", {}, CMD)
+    res, m, f = judge(Lockout, [r], config=CheckConfig(lockout_budget_s=B))
+    assert [x[2] for x in f] == ["wager recognised 7.812499 ms after the lock-out command: at or past the budget "
+                                 "(7.812 ms)"]
+
+
+def test_settlement_caps_at_the_rules_payout_limit_and_names_the_multiplier_it_expected():
+    capped = rules_bench(max_payout_per_round_cents=1000)
+    r1 = base_round(1, [(1, "5", 100, 1)], "5", ("5", 7, True))
+    pay(r1, "1-1", "5", 35, 1000, capped=True)  # 3500 capped at the table's 1000
+    r1.end("5")
+    r2 = base_round(2, [(1, "1", 100, 1)], "1", ("1", 2, True))
+    p2 = pay(r2, "2-1", "1", 1, 100)  # the Top Slot's ×2 left out
+    r2.end("1")
+    res, m, f = judge(SettlementCheck, [r1, r2], capped)
+    assert f == [(2, p2.seq, "wager 2-1: paid 100 cents at 1 to 1; § 690.1(c)(1), § 690.4(c): the § 690.4(a) odds times "
+                             "the Top Slot's ×2 on 1 2 to 1 gives 200 cents")]
+    assert m["paid"][0] == 1100
+
+
+def test_settlement_names_at_most_five_wagers_a_finding():
+    r1 = base_round(1, [(k, "1", 100, k) for k in range(1, 8)], "1")
+    e1 = r1.end("1")  # none of the seven settled
+    r2 = base_round(2, [(k, "coin-flip", 100, k) for k in range(1, 8)], "coin-flip")
+    r2.ev("croupier", "bonus_start", {"game": "coin-flip"}, 47.0)
+    e2 = r2.end("coin-flip")
+    _, _, f = judge(SettlementCheck, [r1, r2], BenchView(rules=RULES_JSON))
+    assert (1, e1.seq, "accepted wager(s) ['1-1', '1-2', '1-3', '1-4', '1-5'] never settled") in f
+    assert (2, e2.seq, "§ 690.4(b): the coin-flip bonus game on record does not establish the payout odds of wager(s) "
+                       "['2-1', '2-2', '2-3', '2-4', '2-5'] (no board generated); they cannot have been paid per "
+                       "§§ 690.5–690.8") in f
