@@ -11,7 +11,7 @@ share). The rounds' times are chosen so that each comparison is decided by its o
 
 from __future__ import annotations
 
-from fractions import Fraction
+import math
 
 from hil.checks.base import BenchView, CheckConfig, RoundView
 from hil.checks.crazy_time import (BetweenSections, BettingAreas, Layout, Lockout, NoMoreBets, ResultEvidence,
@@ -692,7 +692,6 @@ def chi_rounds(cw: list[int], ccw: list[int], other: list[int] = ()) -> list[R]:
 
 
 def test_section_uniformity_per_direction_with_its_own_bonferroni_level():
-    import math
     rounds = chi_rounds([0] * 10, [0] * 4 + [1] * 5)  # cw: 10 of 2 sections' 5 × 2; ccw 9: too few for its own
     res, m, f = judge(SectionUniformity, rounds, wheel_bench(LAYOUT[:2]), CheckConfig(chi2_min_spins=19))
     p_cw = math.erfc(math.sqrt(10 / 2))
@@ -1012,16 +1011,18 @@ CMD = 64.0
 RES = 1e-9  # TIME_RESOLUTION_S: the device's one clock
 
 
-def lock_round(n: int, presses, *, cmd: float | None = CMD, cmd_device: str = "wagering", cmd_extra: dict | None = None,
-               u: dict | None = None) -> R:
-    """A lock-out command at ``cmd`` (the device's stamp) and presses (offset s, accepted, reason, device)."""
+def lock_round(n: int, presses, *, cmd: float | None | str = "base", cmd_device: str = "wagering",
+               cmd_extra: dict | None = None, u: dict | None = None, base: float = CMD) -> R:
+    """A lock-out command at ``cmd`` (the device's stamp; default ``base``) and presses (offset s from
+    ``base``, accepted, reason, device)."""
     r = R(n)
+    cmd = base if cmd == "base" else cmd
     if cmd is not None:
         r.ev(cmd_device, "lockout_command", {"device_time_s": cmd, **(cmd_extra or {})}, cmd)
     for k, (off, ok, *more) in enumerate(presses, 1):
         reason = more[0] if more else (None if ok else "locked_out")
         dev = more[1] if len(more) > 1 else "wagering"
-        t = CMD + off
+        t = base + off
         r.ev(dev, "press", {"press_id": k, "seat": 7, "spot": "1", "stake_cents": 100, "accepted": ok,
                             "device_time_s": t, "reason": reason}, t)
     r.u = dict(u or {})
@@ -1130,18 +1131,22 @@ W = 2 ** -11  # the command write's round trip: ± W about the command's stamp
 C = 2 ** -12  # each actuation's closing bracket: ± C about its middle
 
 
-def act_round(n: int, presses, *, cmd_lo: float = CMD - W, cmd_hi: float = CMD + W) -> R:
-    """The command (stamp CMD, its write's round trip [cmd_lo, cmd_hi]) and presses the actuator made:
-    (closing's middle offset, the device's stamp offset, accepted)."""
+def act_round(n: int, presses, *, cmd_lo: float | None = -W, cmd_hi: float | None = W, base: float = CMD,
+              u: float | None = UW, unc: bool = True) -> R:
+    """The command (stamp ``base``, its write's round trip [base + cmd_lo, base + cmd_hi]; None: not
+    recorded) and presses the actuator made: (closing's middle offset, the device's stamp offset, accepted),
+    all from ``base``; ``u`` the wagering device's clock uncertainty (None: undeclared); ``unc``: each
+    actuation declares its closing's uncertainty."""
     r = R(n)
-    r.ev("wagering", "lockout_command", {"device_time_s": CMD, "command_lo_s": cmd_lo, "command_hi_s": cmd_hi}, CMD)
+    trip = {} if cmd_lo is None else {"command_lo_s": base + cmd_lo, "command_hi_s": base + cmd_hi}
+    r.ev("wagering", "lockout_command", {"device_time_s": base, **trip}, base)
     for k, (mid, stamp, ok) in enumerate(presses, 1):
         r.ev("actuator", "actuation", {"actuation_id": 50 + k, "seat": 7, "spot": "1", "coil": 7, "purpose": "probe",
-                                       "closed_lo_s": CMD + mid - C, "closed_hi_s": CMD + mid + C, "ok": True,
-                                       "uncertainty_s": C / k}, CMD + mid)
+                                       "closed_lo_s": base + mid - C, "closed_hi_s": base + mid + C, "ok": True,
+                                       **({"uncertainty_s": C / k} if unc else {})}, base + mid)
         r.ev("wagering", "press", {"press_id": k, "seat": 7, "spot": "1", "stake_cents": 100, "accepted": ok,
-                                   "device_time_s": CMD + stamp, "reason": None if ok else "locked_out"}, CMD + stamp)
-    r.u = {"wagering": UW}
+                                   "device_time_s": base + stamp, "reason": None if ok else "locked_out"}, base + stamp)
+    r.u = {} if u is None else {"wagering": u}
     return r
 
 
@@ -1184,8 +1189,8 @@ def test_a_stamp_outside_the_actuator_s_bracket_leaves_the_round_unverified():
 
 
 def test_a_command_stamp_outside_its_write_s_round_trip_leaves_the_round_unverified():
-    before = act_round(1, [(4 * K, 4 * K, True), (6 * K, 6 * K, False)], cmd_lo=CMD + 2 * K, cmd_hi=CMD + 3 * K)
-    after = act_round(2, [(4 * K, 4 * K, True), (6 * K, 6 * K, False)], cmd_lo=CMD - 3 * K, cmd_hi=CMD - K)
+    before = act_round(1, [(4 * K, 4 * K, True), (6 * K, 6 * K, False)], cmd_lo=2 * K, cmd_hi=3 * K)
+    after = act_round(2, [(4 * K, 4 * K, True), (6 * K, 6 * K, False)], cmd_lo=-3 * K, cmd_hi=-K)
     res, m, f = judge(Lockout, [before, after], BenchView(), CheckConfig(lockout_budget_s=B))
     assert (res.verdict, f) == ("indeterminate", [])
     assert m["command_stamp_past_bracket_max"] == (-(2 * K - UW), "s", None, None)  # the larger of -1.83 and +0.85 ms
@@ -1246,3 +1251,200 @@ def test_settlement_names_at_most_five_wagers_a_finding():
     assert (2, e2.seq, "§ 690.4(b): the coin-flip bonus game on record does not establish the payout odds of wager(s) "
                        "['2-1', '2-2', '2-3', '2-4', '2-5'] (no board generated); they cannot have been paid per "
                        "§§ 690.5–690.8") in f
+
+
+# ------------------------------------------------------------------ the lock-out's every edge
+TOLB = 2 * RES  # BUDGET_TOLERANCE_S
+
+
+def lockout(rounds, budget: float = B, bench: BenchView | None = None) -> Lockout:
+    c = Lockout(CheckConfig(lockout_budget_s=budget))
+    c.setup(bench or BenchView())
+    for r in rounds:
+        c.observe(r.view())
+    return c
+
+
+def test_a_round_s_bracket_against_the_budget():
+    c = Lockout(CheckConfig(lockout_budget_s=B))
+    assert c.bracket_state(B - TOLB, B + K) == "over"  # at the budget by its tolerance: accepted there is over
+    assert c.bracket_state(B - TOLB - K / 1024, B + TOLB) == "within"  # locked out at it (by its tolerance)
+    assert c.bracket_state(B - TOLB - K / 1024, B + TOLB + K / 1024) == "straddle"
+    assert c.bracket_state(B - TOLB + K / 1024, B + K) == "over"
+
+
+def test_the_counter_at_the_budget_s_tolerance_exactly():
+    r = lock_round(1, [(4 * K, True), (5 * K, False)])
+    interval(r, B + TOLB)  # at the budget by its tolerance: within
+    interval(r, B, TOLB)  # up to the budget by its tolerance: within
+    interval(r, B, 0.0)
+    res, m, f = judge(Lockout, [r], config=CheckConfig(lockout_budget_s=B))
+    assert (res.verdict, f) == ("pass", [])
+    assert list(m) == ["rounds_bracketed", "presses_locked_out", "lockout_latency_max", "lockout_latency_median",
+                       "bracket_width_max", "lockout_latency_counter_max", "lockout_latency_counter_median",
+                       "counter_uncertainty_max"]
+    assert m["lockout_latency_counter_max"] == (B + TOLB, "s", (B + TOLB, B + TOLB), f"<= {B} s")
+    r = lock_round(1, [(4 * K, True), (5 * K, False)])
+    over = interval(r, B + K / 2, K / 8)
+    interval(r, B - K / 4, K / 2)  # two readings straddling the budget
+    interval(r, B, K)
+    res, m, f = judge(Lockout, [r], config=CheckConfig(lockout_budget_s=B))
+    assert f == [(1, over.seq, "the lock-out counter timed 8.300781 ± 0.122070 ms from the button to the lock-out "
+                               "indicator (budget 7.812 ms)")]
+    c = lockout([r])
+    assert (c.counter_straddle, c.counter, c.counter_u) == (2, [B + K / 2, B - K / 4, B], [K / 8, K / 2, K])
+
+
+def test_only_refusals_bracket_the_latency_from_the_command():
+    r1 = lock_round(1, [(K, False), (2 * K, False)])
+    r2 = lock_round(2, [(4 * K, True), (5 * K, False)])
+    c = lockout([r1, r2])
+    assert c.brackets == {1: (0.0, K + RES), 2: (4 * K - RES, 5 * K + RES)}
+    assert (c.lower, c.upper, c.straddle, c.rejected_late) == ([0.0, 4 * K - RES], [K + RES, 5 * K + RES], 0, 3)
+    res = c.result()
+    assert res.verdict == "pass" and res.summary.endswith("worst latency in [3.906, 4.883] ms")
+
+
+def test_a_refusal_ending_where_the_last_acceptance_begins_brackets_nothing():
+    a = 3 * K
+    r = (a - RES) - RES
+    assert (r - 0.0) + RES == (a - 0.0) - RES  # the refusal's upper end is the acceptance's lower end, exactly
+    rnd = lock_round(1, [(r, False), (a, True), (4 * K, False)], base=0.0)
+    c = lockout([rnd])
+    assert (c.brackets, c.failed) == ({1: (a - RES, 4 * K + RES)}, False)
+
+
+def test_a_press_accepted_at_the_budget_less_its_tolerance_is_a_violation():
+    a = (B - TOLB) + RES
+    assert a - RES == B - TOLB  # the comparison the check makes, exactly
+    rnd = lock_round(1, [(a, True), (B + K, False)], base=0.0)
+    res, _, f = judge(Lockout, [rnd], config=CheckConfig(lockout_budget_s=B))
+    assert (res.verdict, [x[2] for x in f]) == ("fail", ["wager recognised 7.812498 ms after the lock-out command: at "
+                                                         "or past the budget (7.812 ms)"])
+    rnd = lock_round(1, [(a - math.ulp(a), True), (B + K, False)], base=0.0)
+    c = lockout([rnd])
+    assert (c.failed, c.straddle) == (False, 1)
+
+
+def test_the_closing_s_bracket_is_named_only_when_wider_than_four_resolutions():
+    # a zero budget: every accepted press is over it; a press at the command's stamp is bracketed [0, e]
+    for u, words in ((3e-9, ""), (3.5e-9, " (its closing bracketed to ±0.000 ms)")):
+        rnd = lock_round(1, [(0.0, True, None, "spare"), (K, False)], base=0.0, u={"spare": u})
+        _, _, f = judge(Lockout, [rnd], config=CheckConfig(lockout_budget_s=0.0))
+        assert [x[2] for x in f] == [f"wager recognised 0.000000 ms after the lock-out command{words}: at or past the "
+                                     "budget (0.000 ms)"]
+
+
+def test_a_straddling_round_counts_each_time():
+    rounds = [lock_round(n, [(B - K, True), (B + K, False)], cmd_device="console", u={"console": K}) for n in (1, 2)]
+    res, m, f = judge(Lockout, rounds, config=CheckConfig(lockout_budget_s=B))
+    assert res.summary.startswith("2 round(s) whose latency bracket straddles")
+
+
+def test_two_clocks_each_undeclared_uncertainty_is_none():
+    r1 = lock_round(1, [(4 * K, True), (5 * K, False)], cmd_device="console", u={"console": C})  # presses' undeclared
+    r2 = lock_round(2, [(4 * K, True), (5 * K, False)], cmd_device="console", u={"wagering": C})  # command's undeclared
+    c = lockout([r1, r2])
+    assert c.brackets == {1: (4 * K - (RES + C), 5 * K + (RES + C)), 2: (4 * K - (RES + C), 5 * K + (RES + C))}
+
+
+def test_a_press_before_the_command_within_its_uncertainty_is_after_it():
+    r1 = lock_round(1, [(-K / 8, False, "locked_out", "spare")], base=0.0, u={"spare": K / 4})  # d + e > 0
+    r2 = lock_round(2, [(-RES, False)], base=0.0)  # d + e = 0 exactly
+    r3 = lock_round(3, [(-2 * RES, False)], base=0.0)  # d + e < 0: before it
+    c = lockout([r1, r2, r3])
+    assert (c.rejected_late, c.brackets) == (2, {1: (0.0, -K / 8 + (RES + K / 4))})
+
+
+def test_the_press_named_for_an_acceptance_after_a_refusal_is_the_last_by_its_lower_end():
+    # press 2 (another device: a wide bracket) begins before press 3 and ends after it
+    rnd = lock_round(1, [(2 * K, False), (3 * K, True, None, "spare"), (3 * K + K / 2, True)], u={"spare": K})
+    res, _, f = judge(Lockout, [rnd], config=CheckConfig(lockout_budget_s=B))
+    press3 = [e for e in rnd.events if e.kind == "press"][2]
+    assert f == [(1, press3.seq, "a press was accepted after an earlier press had been locked out")]
+
+
+def spare(r: R) -> R:
+    """Another device's press long before the command (judged by nobody) with a larger clock uncertainty:
+    the attribution's window widens with it, so that a stamp early of its actuation's bracket is matched."""
+    r.ev("spare", "press", {"press_id": 99, "seat": 8, "spot": "2", "stake_cents": 100, "accepted": True,
+                            "device_time_s": r.events[0].sim_time - 1.0}, r.events[0].sim_time - 1.0)
+    r.u["spare"] = 4 * K
+    return r
+
+
+def test_an_actuation_without_its_uncertainty_declared_adds_none():
+    c = lockout([act_round(1, [(4 * K, 4 * K, True), (6 * K, 6 * K, False)], unc=False)])
+    assert (c.actuation_u, c.verified_presses) == (0.0, 2)
+    assert "actuation_uncertainty_max" not in {x.name for x in c.result().measurements}
+
+
+def test_only_a_press_before_the_command_by_both_accounts_is_left_out():
+    both = act_round(1, [(-8 * K, -8 * K, True), (4 * K, 4 * K, True), (6 * K, 6 * K, False)])
+    closing_after = act_round(2, [(-C, -C, True)])  # stamped before the command, its contacts closed as it was sent
+    stamp_after = act_round(3, [(-W - 2 * C, 0.0, True)])  # closed before the write began, stamped at the command
+    c = lockout([both, closing_after, stamp_after])
+    assert (c.verified_presses, c.brackets) == (3, {1: (4 * K - RES, 6 * K + RES)})
+    assert (c.stamp_excess, c.unverified) == ([(3, 1, W + 2 * C)], {3})
+    edge_sum = act_round(4, [(-W - 2 * C, -RES, True)], base=0.0)  # d + e = 0 exactly: after the command
+    edge_closing = act_round(5, [(-W - C, -W - C, True)], base=0.0)  # closed up to the write's start exactly
+    c = lockout([edge_sum, edge_closing])
+    assert (c.verified_presses, [x[:2] for x in c.stamp_excess], c.unverified) == (1, [(4, 1)], {4})
+
+
+def test_a_stamp_at_its_actuation_s_bracket_widened_by_the_clock_is_verified():
+    high = act_round(1, [(4 * K, 4 * K + C + UW, True), (6 * K, 6 * K - C - UW, False)])
+    c = lockout([high])
+    assert (c.verified_presses, c.unverified) == (2, set())
+    late = act_round(2, [(4 * K, 4 * K + C + 2 * UW, True)])  # past it, its difference still inside the rig's
+    early = spare(act_round(3, [(4 * K, 4 * K - C - 2 * UW, True)]))
+    undeclared = act_round(4, [(4 * K, 4 * K + C + 2 * RES, True)], u=None)  # no clock uncertainty: 1 ns of it
+    c = lockout([late, early, undeclared])
+    assert (c.verified_presses, c.unverified) == (0, {2, 3, 4})
+    assert [(n, pid, round(x / RES)) for n, pid, x in c.stamp_excess] == [
+        (2, 1, round((C + 2 * UW) / RES)), (3, 1, -round((C + 2 * UW) / RES)), (4, 1, round((C + 2 * RES) / RES))]
+
+
+def test_stamps_each_inside_their_brackets_whose_difference_is_not():
+    # the command stamped at its write's start less the clock's uncertainty, the press at its closing's end plus it
+    late = act_round(1, [(4 * K, 4 * K + C + UW, True)], cmd_lo=UW, cmd_hi=W)
+    # the command stamped at the write's end plus the uncertainty, the press at its closing's start less it
+    early = act_round(2, [(4 * K, 4 * K - C - UW, True)], cmd_lo=-W, cmd_hi=-UW)
+    c = lockout([late, early])
+    assert (c.command_excess, c.verified_presses, c.unverified) == ([], 0, {1, 2})
+    assert c.stamp_excess == [(1, 1, C + UW), (2, 1, -(C + UW))]
+
+
+def test_the_command_stamp_at_its_write_s_edges():
+    at_hi = act_round(1, [(4 * K, 4 * K, True), (6 * K, 6 * K, False)], cmd_lo=-W, cmd_hi=0.0)
+    at_lo = act_round(2, [(4 * K, 4 * K, True), (6 * K, 6 * K, False)], cmd_lo=0.0, cmd_hi=W)
+    c = lockout([at_hi, at_lo])
+    assert (c.command_excess, c.unverified, c.verified_presses) == ([], set(), 4)
+    one_ns = act_round(3, [(4 * K, 4 * K, True)], cmd_lo=-W, cmd_hi=-RES, base=0.0, u=None)  # 1 ns past: within
+    two_ns = act_round(4, [(4 * K, 4 * K, True)], cmd_lo=-W, cmd_hi=-2 * RES, base=0.0, u=None)
+    c = lockout([one_ns, two_ns])
+    assert (c.command_excess, c.unverified) == ([(4, 2 * RES)], {4})
+
+
+def test_without_the_write_s_round_trip_the_command_is_its_stamp_within_the_clock():
+    # each press stamped at its closing's edge: the rig's bracket is the closing less the command's stamp ± UW
+    r = act_round(1, [(4 * K, 4 * K + C, True), (6 * K, 6 * K - C, False)], cmd_lo=None)
+    c = lockout([r])
+    assert (c.verified_presses, c.unverified, c.brackets) == (2, set(), {1: (4 * K + C - RES, 6 * K - C + RES)})
+
+
+def test_the_unverified_summary_s_parts():
+    late = act_round(1, [(4 * K, 5 * K, True), (6 * K, 6 * K, False)])
+    early = spare(act_round(2, [(4 * K, 3 * K, True), (6 * K, 6 * K, False)]))
+    res, m, _ = judge(Lockout, [late, early], config=CheckConfig(lockout_budget_s=B))
+    assert m["contact_late_median"][0] == 0.0
+    assert res.summary.startswith("2 round(s) not verified by the rig: 2 press stamp(s) of the device lie before the "
+                                  "rig's bracket of their actuation (median 0.000 ms from its middle, -0.977 to 0.977 ms)")
+    both = act_round(3, [(4 * K, 5 * K, True)], cmd_lo=2 * K, cmd_hi=3 * K)  # no refusal: nothing bracketed
+    res, m, _ = judge(Lockout, [both], config=CheckConfig(lockout_budget_s=B))
+    assert res.summary == (
+        "1 round(s) not verified by the rig: 1 press stamp(s) of the device lie after the rig's bracket of their "
+        "actuation (median 0.977 ms from its middle, 0.977 to 0.977 ms): the bench's contact_delay_s (0.000 ms) is "
+        "wrong — the contacts close about 0.977 ms after the output is set (declare it, or the device's clock is not "
+        "the one it stamps its presses with); the device's lock-out command stamp lies -1.831 ms outside the command "
+        "write's round trip in 1 round(s) — not a pass on the device's word alone")
