@@ -785,6 +785,7 @@ def test_settlement_golden_picture_of_number_results():
         r8.ev("croupier", "wager_rejected", {"kind": "press", "press_id": pid, "reason": why}, 22.0)
     r8.ev("croupier", "wager_rejected", {"kind": "press", "press_id": 1, "reason": ""}, 22.0)  # no reason: no refusal
     r8.ev("croupier", "wager_rejected", {"kind": "limits", "wager_id": "8-5", "stake_cents": 5}, 22.0)
+    r8.ev("croupier", "wager_rejected", {"kind": "limits", "wager_id": "8-9", "stake_cents": 5}, 22.0)  # no press of it
     c8 = collect(r8, "8-1", "1", 100, 1)
     e8 = r8.end("2")
     r9 = base_round(9, [(1, "1", 100, 1)], "2", outcome="spin_void")
@@ -887,6 +888,7 @@ def test_a_bonus_symbol_triggers_its_own_game_and_a_number_none():
     r1.end("1")
     r2 = bonus_base(2, "coin-flip")
     pay(r2, "2-1", "coin-flip", 7, 7000)  # odds no game established: not judged again, not "differing"
+    p2 = pay(r2, "2-2", "1", 1, 500, seat=2)  # the loser paid too: judged after the unknown one
     e2 = r2.end("coin-flip")
     r3 = bonus_base(3, "coin-flip", "cash-hunt")
     s3 = r3.events[-1]
@@ -902,6 +904,9 @@ def test_a_bonus_symbol_triggers_its_own_game_and_a_number_none():
                     "(no bonus_start); the section triggers a subsequent bonus game"),
         (2, e2.seq, "§ 690.4(b): the coin-flip bonus game on record does not establish the payout odds of wager(s) "
                     "['2-1'] (no bonus game played); they cannot have been paid per §§ 690.5–690.8"),
+        (2, p2.seq, "wager 2-2: paid 500 cents at 1 to 1; § 690.1(c)(2), § 690.4(b): the odds its bonus game "
+                    "established, the replayed final multiplier it is no winning wager"),
+        (2, e2.seq, "the set of paid wagers differs from the winning wagers"),
         (3, e3.seq, "accepted wager(s) ['3-1'] never settled"),
         (3, s3.seq, "§ 690.1(d): the round was settled on coin-flip but the 'cash-hunt' bonus game was played"),
         (3, e3.seq, "§ 690.4(b): the coin-flip bonus game on record does not establish the payout odds of wager(s) "
@@ -915,7 +920,7 @@ def test_a_bonus_symbol_triggers_its_own_game_and_a_number_none():
     ]
     assert m == {"rounds_settled": (4, "rounds", None, None), "bonus_rounds_settled": (3, "rounds", None, None),
                  "bonus_void_rounds": (0, "rounds", None, None), "wagers_settled": (7, "wagers", None, None),
-                 "collected": (1500, "cents", None, None), "paid": (7100, "cents", None, None)}
+                 "collected": (1500, "cents", None, None), "paid": (7600, "cents", None, None)}
 
 
 def test_a_bonus_game_s_winners_are_paid_its_replayed_odds_and_only_after_it():
@@ -1448,3 +1453,48 @@ def test_the_unverified_summary_s_parts():
         "wrong — the contacts close about 0.977 ms after the output is set (declare it, or the device's clock is not "
         "the one it stamps its presses with); the device's lock-out command stamp lies -1.831 ms outside the command "
         "write's round trip in 1 round(s) — not a pass on the device's word alone")
+
+
+def test_a_void_bonus_game_names_at_most_five_wagers_a_finding():
+    presses = [(k, "1", 100, k) for k in range(1, 8)] + [(k, "pachinko", 100, k) for k in range(8, 15)]
+    r = base_round(1, presses, "pachinko")
+    c = [collect(r, f"1-{k}", "pachinko", 100, k) for k in range(8, 15)]  # the void game's wagers collected
+    e = r.end(None, void=True, reason="bonus_void")  # its losers neither collected nor refunded
+    _, _, f = judge(SettlementCheck, [r], BenchView(rules=RULES_JSON))
+    assert f == [(1, e.seq, "accepted wager(s) ['1-1', '1-2', '1-3', '1-4', '1-5'] never settled"),
+                 (1, e.seq, "§ 690.2(f): losing wager(s) ['1-1', '1-2', '1-3', '1-4', '1-5'] neither collected nor "
+                            "refunded"),
+                 (1, c[0].seq, "wager(s) ['1-10', '1-11', '1-12', '1-13', '1-14'] on pachinko collected; the void bonus "
+                               "game's wagers are refunded")]
+
+
+def test_a_bonus_game_is_replayed_under_the_rules_submission_on_record():
+    """Paid under the Rescue reading "before-top-slot" (rules/data/crazy_time_rescue_before_top_slot.toml):
+    a 2/20 board ×3 (6/60 displayed) lands red; the small multiplier before the Top Slot is 2×, so the
+    Rescue Flip may be activated, and its blue pays 60 to 1 — under the default reading (displayed: 6×)
+    it could not, and 6 to 1 stands."""
+    from pathlib import Path
+
+    from tests.hil.test_hil_bonus_checks import coin_round
+    alternate = load_rules(Path(__file__).resolve().parents[2] / "rules" / "data" /
+                           "crazy_time_rescue_before_top_slot.toml").submission.model_dump(mode="json", by_alias=True)
+    rescued = coin_round(base=(2, 20), top=("coin-flip", 3, True), faces=("red", "blue"), rescue=1, pay=60)
+    res, m, f = judge(SettlementCheck, [rescued], BenchView(rules=alternate))
+    assert (res.verdict, f, m["paid"][0]) == ("pass", [], 120000)
+    other = coin_round(base=(2, 20), top=("coin-flip", 3, True), faces=("red", "blue"), rescue=1, pay=60, n=2)
+    start = next(e for e in other.events if e.kind == "bonus_start")
+    start.payload["game"] = "cash-hunt"  # announced as another game: the settlement's own replay decides
+    _, _, f = judge(SettlementCheck, [other], BenchView(rules=alternate))
+    assert f == [(2, start.seq, "§ 690.1(d): the round was settled on coin-flip but the 'cash-hunt' bonus game was "
+                                "played")]
+
+
+def test_a_zero_budget_s_bracket_ending_past_it_without_a_violation_is_no_pass():
+    # only refusals: the latency is in (0, first refusal]; with a zero budget that bracket is "over" it,
+    # and no press was accepted there: neither a violation nor a pass
+    res, m, f = judge(Lockout, [lock_round(1, [(K, False)], base=0.0)], config=CheckConfig(lockout_budget_s=0.0))
+    assert (res.verdict, f) == ("indeterminate", [])
+    assert res.summary == ("a latency bracket ends at 0.976563 ms, past the 0.000 ms budget, without a violation "
+                           "found: not a pass")
+    res, m, f = judge(Lockout, [lock_round(1, [(RES, False)], base=0.0)], config=CheckConfig(lockout_budget_s=0.0))
+    assert (res.verdict, m["lockout_latency_max"][2]) == ("pass", (0.0, 2 * RES))  # ends at the tolerance: within
