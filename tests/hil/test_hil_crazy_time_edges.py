@@ -847,8 +847,8 @@ def test_settlement_holds_the_croupier_s_excuses_to_the_actuator_s_record():
                                    "closed_lo_s": 9.998, "closed_hi_s": 10.0, "ok": True}, 10.0)
     for pid, seat, t in ((1, 1, 10.0), (2, 1, 10.001), (3, 2, 10.0), (4, 2, 10.0)):
         r.press(pid, "1", 100, seat, t=t)
-    for pid, why in ((4, "not made by the rig"), (1, "not made by the rig"), (2, "duplicate of actuation 5"),
-                     (3, "duplicate of actuation 5")):
+    for pid, why in ((4, "not made by the rig"), (1, "not made by the rig"), (3, "duplicate of actuation 5"),
+                     (2, "duplicate of actuation 5")):
         r.ev("croupier", "wager_rejected", {"kind": "press", "press_id": pid, "reason": why}, 11.0)
     rej = {e.payload["press_id"]: e for e in r.events if e.kind == "wager_rejected"}
     r.nmb(20.0)
@@ -1498,3 +1498,30 @@ def test_a_zero_budget_s_bracket_ending_past_it_without_a_violation_is_no_pass()
                            "found: not a pass")
     res, m, f = judge(Lockout, [lock_round(1, [(RES, False)], base=0.0)], config=CheckConfig(lockout_budget_s=0.0))
     assert (res.verdict, m["lockout_latency_max"][2]) == ("pass", (0.0, 2 * RES))  # ends at the tolerance: within
+
+
+def test_how_far_a_stamp_lies_outside_is_never_taken_for_none_where_the_sums_cancel():
+    """Times about the clock's 0 where a sum of a stamp and a bracket's end is exactly 0: the stamp is
+    outside by the difference, never inside. Each round: one press, unverified."""
+    x = UW
+    # past its closing's end: the stamp as far after 0 as that end (widened by 1 ns) lies before it
+    hi_b = (-2 * K + C) + (0.0 + RES)
+    after_end = act_round(1, [(-2 * K, -hi_b, True)], cmd_lo=-8 * K, cmd_hi=0.0, base=0.0, u=None)
+    # before its closing's start: the mirror (the attribution's window widened by another device's press)
+    lo_b = (2 * K - C) - (0.0 + RES)
+    before_start = spare(act_round(2, [(2 * K, -lo_b, True)], cmd_lo=0.0, cmd_hi=8 * K, base=0.0, u=None))
+    # inside its closing (a wide clock), the difference past the rig's bracket by as much as that ends before 0
+    past_rig = act_round(3, [(-x - C, x, True)], cmd_lo=0.0, cmd_hi=W, base=0.0, u=4 * K)
+    # the mirror: before the rig's bracket by as much as that begins after 0
+    before_rig = act_round(4, [(x + C, -x, True)], cmd_lo=-W, cmd_hi=0.0, base=0.0, u=4 * K)
+    c = lockout([after_end, before_start, past_rig, before_rig])
+    assert (c.verified_presses, c.unverified) == (0, {1, 2, 3, 4})
+    assert c.stamp_excess == [(1, 1, -hi_b - (-2 * K)), (2, 1, -lo_b - 2 * K), (3, 1, 2 * x + C), (4, 1, -2 * x - C)]
+
+
+def test_a_device_offset_touching_the_rig_s_bracket_at_one_point_is_verified():
+    t = (2 * K + C) + RES  # the stamp 1 ns after its closing's end: the bracket widened by 1 ns ends there
+    assert (t - 0.0) - RES == 2 * K + C  # the device's offset less 1 ns is the rig's upper end, exactly
+    r = act_round(1, [(2 * K, t, True)], cmd_lo=0.0, cmd_hi=W, base=0.0, u=None)
+    c = lockout([r])
+    assert (c.verified_presses, c.unverified, c.stamp_excess) == (1, set(), [])
