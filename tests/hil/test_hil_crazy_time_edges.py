@@ -1525,3 +1525,12 @@ def test_a_device_offset_touching_the_rig_s_bracket_at_one_point_is_verified():
     r = act_round(1, [(2 * K, t, True)], cmd_lo=0.0, cmd_hi=W, base=0.0, u=None)
     c = lockout([r])
     assert (c.verified_presses, c.unverified, c.stamp_excess) == (1, set(), [])
+
+
+def test_presses_without_the_device_s_stamps_are_read_at_their_trace_times():
+    r = R(1)
+    r.ev("wagering", "lockout_command", {}, CMD)
+    for k, (off, ok) in enumerate(((4 * K, True), (5 * K, False)), 1):
+        r.ev("wagering", "press", {"press_id": k, "accepted": ok, "reason": None if ok else "locked_out"}, CMD + off)
+    c = lockout([r])
+    assert c.brackets == {1: (4 * K - RES, 5 * K + RES)}
