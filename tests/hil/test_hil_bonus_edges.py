@@ -476,3 +476,385 @@ def test_ctw_a_first_double_shown_wrong_and_malformed_records():
     rep, problems = replay(ctw_one(7, doubled_values=once, seat="x"))
     assert problems == [("CTW-690.8cd-countdown", None, "malformed crazy-time bonus record: ValueError: player_pick "
                                                         "seat is 'x', not a whole number")]
+
+
+# ------------------------------------------------------------------ § 690.7 Pachinko
+PA_BASE = (10, 2, 3, 4, 5, 0, 20, 3, 400, 15, 4, 25, 50, 2, 7, 100)  # spot 6 (index 5): Double
+PA_CHECKS = (cb.PachinkoMultipliers, cb.PachinkoDropZone, cb.PachinkoDouble, cb.PachinkoRescue, cb.PachinkoOrder)
+
+
+def pachinko(n: int, steps, *, pay=0, top=("1", 1, False), base=PA_BASE, result: bool = True) -> RoundView:
+    """Steps: ("drop", zone, spot[, drawn]) a drawn zone, the drop and its landing; ("zone", value[, n])
+    a drop-zone draw alone; ("puck", zone) a drop alone; ("land", zone, spot) a landing alone;
+    ("doubled", values[, device]); ("rescue", 0|1); ("rescued", values); ("void",)."""
+    r = Round("pachinko", top=top, n=n)
+    r.board(base, top[1] if top[2] and top[0] == "pachinko" else 1)
+    for step in steps:
+        kind, args = step[0], step[1:]
+        if kind == "drop":
+            r.drop(*args)
+        elif kind == "zone":
+            r.draw("drop_zone", args[1] if len(args) > 1 else 10, args[0])
+        elif kind == "puck":
+            r.add("pachinko", "puck_drop", {"drop_id": 1, "zone": args[0], "device_time_s": r.t})
+        elif kind == "land":
+            r.add("pachinko", "puck_landed", {"drop_id": 1, "zone": args[0], "spot": args[1]}, dt=1.0)
+        elif kind == "doubled":
+            r.add(args[1] if len(args) > 1 else "croupier", "board_doubled",
+                  {"board_id": 1, "spot": 6, "values": list(args[0])})
+        elif kind == "rescue":
+            r.draw("rescue", 2, args[0])
+        elif kind == "rescued":
+            r.add("croupier", "board_rescued", {"board_id": 1, "spot": 0, "trigger": 0, "values": list(args[0])})
+        elif kind == "void":
+            r.add("croupier", "bonus_void", {"reason": "the puck lodged"})
+    if not result:
+        r.add("croupier", "round_end", {"round": n, "void": False, "result": "pachinko"})
+        return RoundView.of(n, r.events)
+    return r.settle(dict.fromkeys(r.seats, pay))
+
+
+PA_DOUBLED = rb.pachinko_double(PA_BASE, 6)  # every other spot doubled, spot 6 shows 50x
+PA_RESCUED = rb.pachinko_rescue(PA_DOUBLED, 4)  # after a Rescue Drop on 4x (spot 2, 2x doubled)
+
+
+def pa_golden() -> RoundView:
+    return pachinko(1, [("drop", 8, 6), ("doubled", PA_DOUBLED), ("doubled", PA_BASE, "pachinko"),
+                        ("drop", 5, 2), ("rescue", 1), ("rescued", PA_RESCUED), ("drop", 9, 3)], pay=PA_RESCUED[2])
+
+
+def pa_scan() -> RoundView:
+    """Records out of place: a doubled board and a rescue draw before any drop, a landing without a
+    drop, a zone drawn twice (the second from the wrong range), a drop outside the area whose landing
+    names another zone, then a drop after the final landing without a draw."""
+    return pachinko(2, [("doubled", PA_DOUBLED), ("rescue", 1), ("land", 7, 7), ("zone", 3), ("zone", 3, 16),
+                        ("puck", 3), ("land", 4, 1), ("puck", 7), ("land", 7, 9)], pay=10)
+
+
+def pa_double_unshown() -> RoundView:
+    """On Double with no doubled board shown, a rescue draw and a rescued board after it, the next drop
+    from another zone than drawn, then one more drop after the final landing."""
+    return pachinko(3, [("drop", 8, 6), ("rescue", 1), ("rescued", PA_BASE), ("drop", 5, 7, 6), ("drop", 6, 1)],
+                    pay=40)
+
+
+def pa_double_wrong() -> RoundView:
+    """On Double the board shown wrong (spot 6 kept Double, spots 1-4 not doubled); the next drop
+    without a draw lands on 4x (spot 2): no rescue draw; then a doubled board and a rescued one."""
+    wrong = list(PA_BASE[:4]) + list(PA_DOUBLED[4:])
+    wrong[5] = 0
+    return pachinko(4, [("drop", 8, 6), ("doubled", wrong), ("puck", 5), ("land", 5, 2), ("doubled", PA_DOUBLED),
+                        ("rescued", PA_RESCUED)], pay=4)
+
+
+def pa_rescue_twice() -> RoundView:
+    """On 2x (spot 2): two rescue draws, the board never shown updated, no drop after it."""
+    return pachinko(5, [("drop", 4, 2), ("rescue", 1), ("rescue", 1)], pay=2)
+
+
+def pa_rescue_then_more() -> RoundView:
+    """A Rescue Drop on 2x (spot 14); the drop after it, from another zone than drawn, lands on spot 2
+    (2x, the trigger: kept); a rescue draw on it, not activated (but there shall be none), and one more
+    drop after the final landing."""
+    rescued = rb.pachinko_rescue(PA_BASE, 2)
+    return pachinko(6, [("drop", 7, 14), ("rescue", 1), ("rescued", rescued), ("drop", 9, 2, 10), ("rescue", 0),
+                        ("drop", 9, 9)], pay=2)
+
+
+def pa_denied() -> RoundView:
+    """A Rescue Drop activated on 10x (spot 1): not permitted, the landing stands; a board rescued for
+    it, and another drop."""
+    return pachinko(7, [("drop", 4, 1), ("rescue", 1), ("rescued", PA_BASE), ("drop", 5, 9)], pay=10)
+
+
+PA_SCAN = [
+    ("PA-690.7e-double", 2020, "§ 690.7: board_doubled before any puck was dropped"),
+    ("PA-690.7g-rescue", 2021, "§ 690.7: board_draw before any puck was dropped"),
+    ("PA-690.7d-drop-zone", 2022, "§ 690.7(d): a landing reported without a puck drop"),
+    ("PA-690.7d-drop-zone", 2023, "§ 690.7(d): the drop zone drawn is 3 (of 10); the location is selected at "
+                                  "random above landing spots 4 through 13"),
+    ("PA-690.7d-drop-zone", 2024, "§ 690.7(d): a drop zone was drawn twice for one drop"),
+    ("PA-690.7d-drop-zone", 2024, "§ 690.7(d): the drop zone drawn is 3 (of 16); the location is selected at "
+                                  "random above landing spots 4 through 13"),
+    ("PA-690.7d-drop-zone", 2025, "§ 690.7(d): the puck was dropped above landing spot 3, outside the area above "
+                                  "landing spots 4 through 13 (the center half of the board)"),
+    ("PA-690.7d-drop-zone", 2026, "§ 690.7(d): the landing reports zone 4; the puck was dropped from zone 3"),
+    ("PA-690.7d-drop-zone", 2027, "§ 690.7(d): the puck was dropped from zone 7 without a randomly selected drop "
+                                  "zone (no drop_zone draw by the board for this drop)"),
+    ("PA-690.7d-drop-zone", 2027, "§ 690.7: the puck was dropped again after it came to rest on 10x, which "
+                                  "constituted the winning payout odds"),
+]
+
+PA_DOUBLE_UNSHOWN = [
+    ("PA-690.7e-double", 3022, "§ 690.7(e)(1)–(2): the puck came to rest on Double (spot 6) but the board was not "
+                               "shown doubled with the Double replaced by 50x"),
+    ("PA-690.7g-rescue", 3023, "§ 690.7(g): board_draw after a landing on Double; a Rescue Drop is activated only "
+                               "on 2x, 3x or 4x"),
+    ("PA-690.7g-rescue", 3024, "§ 690.7(g): board_rescued after a landing on Double; a Rescue Drop is activated "
+                               "only on 2x, 3x or 4x"),
+    ("PA-690.7e-double", 3026, "§ 690.7(e)(3): the puck was dropped from zone 5; the randomly selected drop zone "
+                               "was 6 (seq 3025)"),
+    ("PA-690.7e-double", 3029, "§ 690.7: the puck was dropped again after it came to rest on 40x, which "
+                               "constituted the winning payout odds"),
+]
+
+PA_DOUBLE_WRONG = [
+    ("PA-690.7e-double", 4023, "§ 690.7(e)(1)–(2): after the Double on spot 6 the board shows [10x, 2x, 3x, 4x, "
+                               "10x, Double, 40x, 6x, 800x, 30x, 8x, 50x, 100x, 4x, 14x, 200x]: spot 1: expected "
+                               "20x, shown 10x; spot 2: expected 4x, shown 2x; spot 3: expected 6x, shown 3x (and 2 "
+                               "more cells) (all other multipliers doubled, the Double replaced with 50x)"),
+    ("PA-690.7e-double", 4024, "§ 690.7(e)(3): the puck was dropped from zone 5 without a randomly selected drop "
+                               "zone (no drop_zone draw by the board for this drop)"),
+    ("PA-690.7e-double", 4026, "§ 690.7(e): the board was doubled although the puck came to rest on 4x (spot 2), "
+                               "not on Double"),
+    ("PA-690.7g-rescue", 4025, "§ 690.7(g): the puck came to rest on 4x (spot 2) with no Rescue Drop yet, but no "
+                               "Rescue Drop draw was made (the Rules Submission activates one with probability 1/3)"),
+    ("PA-690.7g-rescue", 4027, "§ 690.7(g): the board was updated for a Rescue Drop without a draw"),
+]
+
+PA_RESCUE_TWICE = [
+    ("PA-690.7g-rescue", 5024, "§ 690.7(g): two Rescue Drop draws after one landing"),
+    ("PA-690.7g-rescue", 5023, "§ 690.7(g)(1)–(2): a Rescue Drop on 2x was activated but the board was not shown "
+                               "updated"),
+    ("PA-690.7g-rescue", 5023, "§ 690.7(g)(3)–(4): a Rescue Drop was activated but no puck was dropped again"),
+]
+
+PA_RESCUE_THEN_MORE = [
+    ("PA-690.7g-rescue", 6026, "§ 690.7(g)(3): the puck was dropped from zone 9; the randomly selected drop zone "
+                               "was 10 (seq 6025)"),
+    ("PA-690.7g-rescue", 6028, "§ 690.7(g): a Rescue Drop was drawn after the puck came to rest on 2x (spot 2); a "
+                               'Rescue Drop had already been activated — § 690.7(g)(4): "No additional Rescue Drops '
+                               'shall follow"'),
+    ("PA-690.7g-rescue", 6030, "§ 690.7: the puck was dropped again after it came to rest on 2x, which "
+                               "constituted the winning payout odds; no additional Rescue Drops shall follow (§ "
+                               "690.7(g)(4))"),
+]
+
+PA_DENIED = [
+    ("PA-690.7g-rescue", 7023, "§ 690.7(g): a Rescue Drop was drawn after the puck came to rest on 10x (spot 1); "
+                               "a Rescue Drop is activated only when the puck comes to rest on a 2x, 3x or 4x "
+                               "multiplier (judged on the values as displayed (rescue_reading 'displayed'))"),
+    ("PA-690.7g-rescue", 7024, "§ 690.7(g): the board was updated for a Rescue Drop that was not (permitted to "
+                               "be) activated"),
+    ("PA-690.7g-rescue", 7026, "§ 690.7: the puck was dropped again after it came to rest on 10x, which "
+                               "constituted the winning payout odds; no Rescue Drop is permitted on 10x (§ "
+                               "690.7(g))"),
+]
+
+
+
+def test_pa_golden_every_check():
+    rep, problems = replay(pa_golden())
+    assert problems == [] and rep.undetermined is None and rep.outcome_check == "PA-690.7g-rescue"
+    assert rep.final == {1: 6, 2: 6}  # spot 3: 3x, doubled; not lower than the 4x trigger, kept
+    assert rep.why == dict.fromkeys((1, 2), "the puck came to rest on spot 3, showing 6x after a Rescue Drop")
+    assert tallies(rep) == {"flips": 0, "rescue_eligible": 1, "rescue_draws": 1, "rescues": 1, "drops": 3,
+                            "double_landings": 1, "spins": 0, "picks": 0, "auto_picks": 0}
+    assert judge([pa_golden()], PA_CHECKS) == {
+        "PA-690.7c-multipliers": ("pass", "1 pachinko game(s) complied with § 690.7(b)–(c), (c)(1)–(3), (f)",
+                                  [("games", 1, "games", None), ("games_with_top_slot_multiplier", 0, "games", None),
+                                   ("max_multiplier_shown", 400, "x",
+                                    "generated in [2, 400] x, then x the Top Slot multiplier")], []),
+        "PA-690.7d-drop-zone": ("pass", "1 pachinko game(s) complied with § 690.7(d)",
+                                [("games", 1, "games", None), ("drops", 3, "drops", "zone in 4..13, as drawn")], []),
+        "PA-690.7e-double": ("pass", "1 pachinko game(s) complied with § 690.7(e), (e)(1)–(4)",
+                             [("games", 1, "games", None), ("a_landing_on_Double", 1, "games", None)], []),
+        "PA-690.7g-rescue": ("pass", "1 pachinko game(s) complied with § 690.7(g), (g)(1)–(4)",
+                             [("games", 1, "games", None), ("a_landing_on_2x,_3x_or_4x", 1, "games", None),
+                              ("rescue_drops", 1, "drops", None)], []),
+        "PA-690.7f-order": ("pass", "1 pachinko game(s) complied with § 690.7(c), (f)", [("games", 1, "games", None)],
+                            []),
+    }
+
+
+def test_pa_every_deviation_pinned():
+    for build, problems, final, why, outcome in [
+            (pa_scan, PA_SCAN, 10, "the puck came to rest on spot 1, showing 10x", "PA-690.7d-drop-zone"),
+            (pa_double_unshown, PA_DOUBLE_UNSHOWN, 40, "the puck came to rest on spot 7, showing 40x after the Double",
+             "PA-690.7e-double"),
+            (pa_double_wrong, PA_DOUBLE_WRONG, 4, "the puck came to rest on spot 2, showing 4x after the Double",
+             "PA-690.7e-double"),
+            (pa_rescue_then_more, PA_RESCUE_THEN_MORE, 2,
+             "the puck came to rest on spot 2, showing 2x after a Rescue Drop", "PA-690.7g-rescue"),
+            (pa_denied, PA_DENIED, 10, "the puck came to rest on spot 1, showing 10x", "PA-690.7g-rescue")]:
+        rep, got = replay(build())
+        assert (got, rep.final, rep.why, rep.outcome_check, rep.undetermined) == (
+            problems, {1: final, 2: final}, {1: why, 2: why}, outcome, None), build.__name__
+    rep, got = replay(pa_rescue_twice())
+    assert (got, rep.final, rep.undetermined) == (PA_RESCUE_TWICE, {}, "no Rescue Drop")
+    assert [tallies(replay(b())[0]) for b in (pa_scan, pa_double_wrong, pa_rescue_then_more, pa_denied)] == [
+        {"flips": 0, "rescue_eligible": 0, "rescue_draws": 0, "rescues": 0, "drops": 2, "double_landings": 0,
+         "spins": 0, "picks": 0, "auto_picks": 0},
+        {"flips": 0, "rescue_eligible": 1, "rescue_draws": 0, "rescues": 0, "drops": 2, "double_landings": 1,
+         "spins": 0, "picks": 0, "auto_picks": 0},
+        {"flips": 0, "rescue_eligible": 1, "rescue_draws": 2, "rescues": 1, "drops": 3, "double_landings": 0,
+         "spins": 0, "picks": 0, "auto_picks": 0},
+        {"flips": 0, "rescue_eligible": 0, "rescue_draws": 1, "rescues": 0, "drops": 2, "double_landings": 0,
+         "spins": 0, "picks": 0, "auto_picks": 0}]
+
+
+def test_pa_checks_report_the_problems_they_own_round_by_round():
+    rounds = [pa_golden(), pa_scan(), pa_double_unshown(), pa_double_wrong(), pa_rescue_twice(), pa_rescue_then_more(),
+              pa_denied()]
+    every = PA_SCAN + PA_DOUBLE_UNSHOWN + PA_DOUBLE_WRONG + PA_RESCUE_TWICE + PA_RESCUE_THEN_MORE + PA_DENIED
+
+    def of(check):
+        return [(seq // 1000, seq, words) for c, seq, words in every if c == check]
+    assert judge(rounds, PA_CHECKS) == {
+        "PA-690.7c-multipliers": ("pass", "7 pachinko game(s) complied with § 690.7(b)–(c), (c)(1)–(3), (f)",
+                                  [("games", 7, "games", None), ("games_with_top_slot_multiplier", 0, "games", None),
+                                   ("max_multiplier_shown", 400, "x",
+                                    "generated in [2, 400] x, then x the Top Slot multiplier")], []),
+        "PA-690.7d-drop-zone": ("fail", "8 deviation(s) from § 690.7(d)",
+                                [("games", 7, "games", None), ("drops", 16, "drops", "zone in 4..13, as drawn")],
+                                of("PA-690.7d-drop-zone")),
+        "PA-690.7e-double": ("fail", "7 deviation(s) from § 690.7(e), (e)(1)–(4)",
+                             [("games", 7, "games", None), ("a_landing_on_Double", 3, "games", None)],
+                             of("PA-690.7e-double")),
+        "PA-690.7g-rescue": ("fail", "14 deviation(s) from § 690.7(g), (g)(1)–(4)",
+                             [("games", 7, "games", None), ("a_landing_on_2x,_3x_or_4x", 5, "games", None),
+                              ("rescue_drops", 3, "drops", None)], of("PA-690.7g-rescue")),
+        "PA-690.7f-order": ("pass", "7 pachinko game(s) complied with § 690.7(c), (f)", [("games", 7, "games", None)],
+                            []),
+    }
+
+
+NO_RESCUE = RULES.model_copy(update={"pachinko": RULES.pachinko.model_copy(
+    update={"rescue_probability": 0, "double_probability": 0})})
+BEFORE_TOP_SLOT = RULES.model_copy(update={"rescue_reading": "before-top-slot"})
+PA_X2_RESCUED = rb.pachinko_rescue(rb.apply_top_slot(PA_BASE, 2), 8, "before-top-slot", 2)
+PA_SHORT = [
+    ("never lands", lambda: pachinko(9, [("zone", 5), ("puck", 5)]), RULES,
+     [
+        ("PA-690.7d-drop-zone", 9021, "§ 690.7(d): the puck never came to rest in a landing spot"),
+     ],
+     'puck did not land', {}, None),
+    ("never lands, void", lambda: pachinko(9, [("zone", 5), ("puck", 5), ("void",)]), RULES,
+     [],
+     'puck did not land', {}, None),
+    ("spot 17", lambda: pachinko(9, [("drop", 13, 17)]), RULES,
+     [
+        ("PA-690.7d-drop-zone", 9022, "§ 690.7(b): landing spot 17; the board has spots 1..16"),
+     ],
+     'landing spot off the board', {}, None),
+    ("spot 0", lambda: pachinko(9, [("drop", 4, 0)]), RULES,
+     [
+        ("PA-690.7d-drop-zone", 9022, "§ 690.7(b): landing spot 0; the board has spots 1..16"),
+     ],
+     'landing spot off the board', {}, None),
+    ("spot 16 from zone 13", lambda: pachinko(9, [("drop", 13, 16)], pay=100), RULES,
+     [],
+     None, {1: 100, 2: 100}, 'the puck came to rest on spot 16, showing 100x'),
+    ("zone 14", lambda: pachinko(9, [("drop", 14, 16)], pay=100), RULES,
+     [
+        ("PA-690.7d-drop-zone", 9020, "§ 690.7(d): the drop zone drawn is 14 (of 10); the location is selected at "
+                                      "random above landing spots 4 through 13"),
+        ("PA-690.7d-drop-zone", 9021, "§ 690.7(d): the puck was dropped above landing spot 14, outside the area "
+                                      "above landing spots 4 through 13 (the center half of the board)"),
+     ],
+     None, {1: 100, 2: 100}, 'the puck came to rest on spot 16, showing 100x'),
+    ("Double last", lambda: pachinko(9, [("drop", 8, 6), ("doubled", PA_DOUBLED)]), RULES,
+     [
+        ("PA-690.7e-double", 9022, "§ 690.7(e)(3)–(4): after the Double no puck was dropped from a randomly "
+                                   "selected drop zone"),
+     ],
+     'no drop after the Double', {}, None),
+    ("Double last, void", lambda: pachinko(9, [("drop", 8, 6), ("void",)]), RULES,
+     [],
+     'no drop after the Double', {}, None),
+    ("no drop", lambda: pachinko(9, []), RULES,
+     [
+        ("PA-690.7d-drop-zone", 9020, "§ 690.7(d): the puck was never dropped"),
+     ],
+     'no final landing', {}, None),
+    ("no drop, no result", lambda: pachinko(9, [], result=False), RULES,
+     [
+        ("PA-690.7d-drop-zone", 9017, "§ 690.7(d): the puck was never dropped"),
+        ("PA-690.7d-drop-zone", 9020, "§ 690.4(b): no pachinko bonus_result on record for a settled round"),
+     ],
+     'no final landing', {}, None),
+    ("no drop, void", lambda: pachinko(9, [("void",)]), RULES,
+     [],
+     'no final landing', {}, None),
+    ("Rescue last, void", lambda: pachinko(9, [("drop", 4, 2), ("rescue", 1), ("rescued", PA_BASE), ("void",)]), RULES,
+     [],
+     'no Rescue Drop', {}, None),
+    ("probabilities 0", lambda: pachinko(9, [("drop", 4, 2), ("rescue", 1), ("rescued", PA_BASE), ("drop", 5, 7)], pay=20), NO_RESCUE,
+     [
+        ("PA-690.7c-multipliers", 9018, "§ 690.7(c): the board shows Double but the Rules Submission's "
+                                        "pachinko.double_probability is 0"),
+        ("PA-690.7g-rescue", 9023, "§ 690.7(g): a Rescue Drop was activated but the Rules Submission's "
+                                   "pachinko.rescue_probability is 0"),
+     ],
+     None, {1: 20, 2: 20}, 'the puck came to rest on spot 7, showing 20x after a Rescue Drop'),
+    ("probabilities 0, no draw", lambda: pachinko(9, [("drop", 4, 3)], pay=3), NO_RESCUE,
+     [
+        ("PA-690.7c-multipliers", 9018, "§ 690.7(c): the board shows Double but the Rules Submission's "
+                                        "pachinko.double_probability is 0"),
+     ],
+     None, {1: 3, 2: 3}, 'the puck came to rest on spot 3, showing 3x'),
+    ("no rules, no draw", lambda: pachinko(9, [("drop", 4, 3)], pay=3), None,
+     [],
+     None, {1: 3, 2: 3}, 'the puck came to rest on spot 3, showing 3x'),
+    ("5x, no draw", lambda: pachinko(9, [("drop", 4, 5)], pay=5), RULES,
+     [],
+     None, {1: 5, 2: 5}, 'the puck came to rest on spot 5, showing 5x'),
+    ("4x, no draw", lambda: pachinko(9, [("drop", 4, 4)], pay=4), RULES,
+     [
+        ("PA-690.7g-rescue", 9022, "§ 690.7(g): the puck came to rest on 4x (spot 4) with no Rescue Drop yet, but "
+                                   "no Rescue Drop draw was made (the Rules Submission activates one with "
+                                   "probability 1/3)"),
+     ],
+     None, {1: 4, 2: 4}, 'the puck came to rest on spot 4, showing 4x'),
+    ("before-top-slot x2: 10x", lambda: pachinko(9, [("drop", 4, 5)], pay=10, top=("pachinko", 2, True)), BEFORE_TOP_SLOT,
+     [],
+     None, {1: 10, 2: 10}, 'the puck came to rest on spot 5, showing 10x'),
+    ("before-top-slot x2: 8x is 4x", lambda: pachinko(9, [("drop", 4, 4), ("rescue", 1), ("rescued", PA_X2_RESCUED), ("drop", 5, 1)], pay=20, top=("pachinko", 2, True)), BEFORE_TOP_SLOT,
+     [],
+     None, {1: 20, 2: 20}, 'the puck came to rest on spot 1, showing 20x after a Rescue Drop'),
+    ("before-top-slot x2: a draw on 10x", lambda: pachinko(9, [("drop", 4, 5), ("rescue", 1)], pay=10, top=("pachinko", 2, True)), BEFORE_TOP_SLOT,
+     [
+        ("PA-690.7g-rescue", 9023, "§ 690.7(g): a Rescue Drop was drawn after the puck came to rest on 10x (spot "
+                                   "5); a Rescue Drop is activated only when the puck comes to rest on a 2x, 3x or "
+                                   "4x multiplier (judged on the multipliers before the Top Slot's x2 "
+                                   "(rescue_reading 'before-top-slot'))"),
+     ],
+     None, {1: 10, 2: 10}, 'the puck came to rest on spot 5, showing 10x'),
+    ("displayed x2: 2x shows 4x", lambda: pachinko(9, [("drop", 4, 2)], pay=4, top=("pachinko", 2, True)), RULES,
+     [
+        ("PA-690.7g-rescue", 9022, "§ 690.7(g): the puck came to rest on 4x (spot 2) with no Rescue Drop yet, but "
+                                   "no Rescue Drop draw was made (the Rules Submission activates one with "
+                                   "probability 1/3)"),
+     ],
+     None, {1: 4, 2: 4}, 'the puck came to rest on spot 2, showing 4x'),
+]
+
+
+@pytest.mark.parametrize("name, build, rules, problems, undetermined, final, why", PA_SHORT, ids=[c[0] for c in PA_SHORT])
+def test_pa_short_rounds(name, build, rules, problems, undetermined, final, why):
+    rep, got = replay(build(), rules)
+    assert (got, rep.undetermined, rep.final, rep.why.get(1)) == (problems, undetermined, final, why)
+
+
+@pytest.mark.parametrize("cells, para, words", [
+    ({1: 2}, "(g)(1)", "[10x, 2x, 3x, 4x, 5x, Double, 20x, 3x, 400x, 15x, 4x, 25x, 50x, 3x, 7x, 100x]: spot 2: "
+                       "expected 3x, shown 2x (a multiplier lower than the triggering 3x shall be updated to be equal "
+                       "to it)"),
+    ({0: 11}, "(g)(2)", "[11x, 3x, 3x, 4x, 5x, Double, 20x, 3x, 400x, 15x, 4x, 25x, 50x, 3x, 7x, 100x]: spot 1: "
+                        "expected 10x, shown 11x (a multiplier equal to or greater than the triggering 3x shall remain "
+                        "the same)"),
+    ({0: 11, 1: 2}, "(g)(1)–(2)", "[11x, 2x, 3x, 4x, 5x, Double, 20x, 3x, 400x, 15x, 4x, 25x, 50x, 3x, 7x, 100x]: "
+                                  "spot 1: expected 10x, shown 11x; spot 2: expected 3x, shown 2x (multipliers lower "
+                                  "than 3x raised to 3x, the others unchanged)"),
+    ({15: None}, "(g)(1)–(2)", "[10x, 3x, 3x, 4x, 5x, Double, 20x, 3x, 400x, 15x, 4x, 25x, 50x, 3x, 7x]: 15 cells "
+                               "shown, 16 expected (multipliers lower than 3x raised to 3x, the others unchanged)"),
+])
+def test_pa_a_rescued_board_shown_wrong_names_its_paragraph(cells, para, words):
+    shown = list(rb.pachinko_rescue(PA_BASE, 3))  # spots 2 and 14 (2x) raised to 3x
+    for i, v in cells.items():
+        shown[i] = v
+    rv = pachinko(9, [("drop", 4, 3), ("rescue", 1), ("rescued", [v for v in shown if v is not None]),
+                      ("drop", 5, 7)], pay=20)
+    rep, problems = replay(rv)
+    assert problems == [("PA-690.7g-rescue", 9024, f"§ 690.7{para}: after the Rescue Drop on 3x the board shows {words}")]
+    assert rep.final == {1: 20, 2: 20}
