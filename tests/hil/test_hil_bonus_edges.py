@@ -722,115 +722,160 @@ def test_pa_checks_report_the_problems_they_own_round_by_round():
 NO_RESCUE = RULES.model_copy(update={"pachinko": RULES.pachinko.model_copy(
     update={"rescue_probability": 0, "double_probability": 0})})
 BEFORE_TOP_SLOT = RULES.model_copy(update={"rescue_reading": "before-top-slot"})
+PA_X2 = ("pachinko", 2, True)
 PA_X2_RESCUED = rb.pachinko_rescue(rb.apply_top_slot(PA_BASE, 2), 8, "before-top-slot", 2)
 PA_SHORT = [
-    ("never lands", lambda: pachinko(9, [("zone", 5), ("puck", 5)]), RULES,
-     [
+    ("never lands",
+     lambda: pachinko(9, [("zone", 5), ("puck", 5)]),
+     RULES, [
         ("PA-690.7d-drop-zone", 9021, "§ 690.7(d): the puck never came to rest in a landing spot"),
      ],
-     'puck did not land', {}, None),
-    ("never lands, void", lambda: pachinko(9, [("zone", 5), ("puck", 5), ("void",)]), RULES,
-     [],
-     'puck did not land', {}, None),
-    ("spot 17", lambda: pachinko(9, [("drop", 13, 17)]), RULES,
-     [
+     'puck did not land', {},
+     None),
+    ("never lands, void",
+     lambda: pachinko(9, [("zone", 5), ("puck", 5), ("void",)]),
+     RULES, [],
+     'puck did not land', {},
+     None),
+    ("spot 17",
+     lambda: pachinko(9, [("drop", 13, 17)]),
+     RULES, [
         ("PA-690.7d-drop-zone", 9022, "§ 690.7(b): landing spot 17; the board has spots 1..16"),
      ],
-     'landing spot off the board', {}, None),
-    ("spot 0", lambda: pachinko(9, [("drop", 4, 0)]), RULES,
-     [
+     'landing spot off the board', {},
+     None),
+    ("spot 0",
+     lambda: pachinko(9, [("drop", 4, 0)]),
+     RULES, [
         ("PA-690.7d-drop-zone", 9022, "§ 690.7(b): landing spot 0; the board has spots 1..16"),
      ],
-     'landing spot off the board', {}, None),
-    ("spot 16 from zone 13", lambda: pachinko(9, [("drop", 13, 16)], pay=100), RULES,
-     [],
-     None, {1: 100, 2: 100}, 'the puck came to rest on spot 16, showing 100x'),
-    ("zone 14", lambda: pachinko(9, [("drop", 14, 16)], pay=100), RULES,
-     [
+     'landing spot off the board', {},
+     None),
+    ("spot 16 from zone 13",
+     lambda: pachinko(9, [("drop", 13, 16)], pay=100),
+     RULES, [],
+     None, {1: 100, 2: 100},
+     "the puck came to rest on spot 16, showing 100x"),
+    ("zone 14",
+     lambda: pachinko(9, [("drop", 14, 16)], pay=100),
+     RULES, [
         ("PA-690.7d-drop-zone", 9020, "§ 690.7(d): the drop zone drawn is 14 (of 10); the location is selected at "
                                       "random above landing spots 4 through 13"),
         ("PA-690.7d-drop-zone", 9021, "§ 690.7(d): the puck was dropped above landing spot 14, outside the area "
                                       "above landing spots 4 through 13 (the center half of the board)"),
      ],
-     None, {1: 100, 2: 100}, 'the puck came to rest on spot 16, showing 100x'),
-    ("Double last", lambda: pachinko(9, [("drop", 8, 6), ("doubled", PA_DOUBLED)]), RULES,
-     [
+     None, {1: 100, 2: 100},
+     "the puck came to rest on spot 16, showing 100x"),
+    ("Double last",
+     lambda: pachinko(9, [("drop", 8, 6), ("doubled", PA_DOUBLED)]),
+     RULES, [
         ("PA-690.7e-double", 9022, "§ 690.7(e)(3)–(4): after the Double no puck was dropped from a randomly "
                                    "selected drop zone"),
      ],
-     'no drop after the Double', {}, None),
-    ("Double last, void", lambda: pachinko(9, [("drop", 8, 6), ("void",)]), RULES,
-     [],
-     'no drop after the Double', {}, None),
-    ("no drop", lambda: pachinko(9, []), RULES,
-     [
+     'no drop after the Double', {},
+     None),
+    ("Double last, void",
+     lambda: pachinko(9, [("drop", 8, 6), ("void",)]),
+     RULES, [],
+     'no drop after the Double', {},
+     None),
+    ("no drop",
+     lambda: pachinko(9, []),
+     RULES, [
         ("PA-690.7d-drop-zone", 9020, "§ 690.7(d): the puck was never dropped"),
      ],
-     'no final landing', {}, None),
-    ("no drop, no result", lambda: pachinko(9, [], result=False), RULES,
-     [
+     'no final landing', {},
+     None),
+    ("no drop, no result",
+     lambda: pachinko(9, [], result=False),
+     RULES, [
         ("PA-690.7d-drop-zone", 9017, "§ 690.7(d): the puck was never dropped"),
         ("PA-690.7d-drop-zone", 9020, "§ 690.4(b): no pachinko bonus_result on record for a settled round"),
      ],
-     'no final landing', {}, None),
-    ("no drop, void", lambda: pachinko(9, [("void",)]), RULES,
-     [],
-     'no final landing', {}, None),
-    ("Rescue last, void", lambda: pachinko(9, [("drop", 4, 2), ("rescue", 1), ("rescued", PA_BASE), ("void",)]), RULES,
-     [],
-     'no Rescue Drop', {}, None),
-    ("probabilities 0", lambda: pachinko(9, [("drop", 4, 2), ("rescue", 1), ("rescued", PA_BASE), ("drop", 5, 7)], pay=20), NO_RESCUE,
-     [
+     'no final landing', {},
+     None),
+    ("no drop, void",
+     lambda: pachinko(9, [("void",)]),
+     RULES, [],
+     'no final landing', {},
+     None),
+    ("Rescue last, void",
+     lambda: pachinko(9, [("drop", 4, 2), ("rescue", 1), ("rescued", PA_BASE), ("void",)]),
+     RULES, [],
+     'no Rescue Drop', {},
+     None),
+    ("probabilities 0",
+     lambda: pachinko(9, [("drop", 4, 2), ("rescue", 1), ("rescued", PA_BASE), ("drop", 5, 7)], pay=20),
+     NO_RESCUE, [
         ("PA-690.7c-multipliers", 9018, "§ 690.7(c): the board shows Double but the Rules Submission's "
                                         "pachinko.double_probability is 0"),
         ("PA-690.7g-rescue", 9023, "§ 690.7(g): a Rescue Drop was activated but the Rules Submission's "
                                    "pachinko.rescue_probability is 0"),
      ],
-     None, {1: 20, 2: 20}, 'the puck came to rest on spot 7, showing 20x after a Rescue Drop'),
-    ("probabilities 0, no draw", lambda: pachinko(9, [("drop", 4, 3)], pay=3), NO_RESCUE,
-     [
+     None, {1: 20, 2: 20},
+     "the puck came to rest on spot 7, showing 20x after a Rescue Drop"),
+    ("probabilities 0, no draw",
+     lambda: pachinko(9, [("drop", 4, 3)], pay=3),
+     NO_RESCUE, [
         ("PA-690.7c-multipliers", 9018, "§ 690.7(c): the board shows Double but the Rules Submission's "
                                         "pachinko.double_probability is 0"),
      ],
-     None, {1: 3, 2: 3}, 'the puck came to rest on spot 3, showing 3x'),
-    ("no rules, no draw", lambda: pachinko(9, [("drop", 4, 3)], pay=3), None,
-     [],
-     None, {1: 3, 2: 3}, 'the puck came to rest on spot 3, showing 3x'),
-    ("5x, no draw", lambda: pachinko(9, [("drop", 4, 5)], pay=5), RULES,
-     [],
-     None, {1: 5, 2: 5}, 'the puck came to rest on spot 5, showing 5x'),
-    ("4x, no draw", lambda: pachinko(9, [("drop", 4, 4)], pay=4), RULES,
-     [
+     None, {1: 3, 2: 3},
+     "the puck came to rest on spot 3, showing 3x"),
+    ("no rules, no draw",
+     lambda: pachinko(9, [("drop", 4, 3)], pay=3),
+     None, [],
+     None, {1: 3, 2: 3},
+     "the puck came to rest on spot 3, showing 3x"),
+    ("5x, no draw",
+     lambda: pachinko(9, [("drop", 4, 5)], pay=5),
+     RULES, [],
+     None, {1: 5, 2: 5},
+     "the puck came to rest on spot 5, showing 5x"),
+    ("4x, no draw",
+     lambda: pachinko(9, [("drop", 4, 4)], pay=4),
+     RULES, [
         ("PA-690.7g-rescue", 9022, "§ 690.7(g): the puck came to rest on 4x (spot 4) with no Rescue Drop yet, but "
                                    "no Rescue Drop draw was made (the Rules Submission activates one with "
                                    "probability 1/3)"),
      ],
-     None, {1: 4, 2: 4}, 'the puck came to rest on spot 4, showing 4x'),
-    ("before-top-slot x2: 10x", lambda: pachinko(9, [("drop", 4, 5)], pay=10, top=("pachinko", 2, True)), BEFORE_TOP_SLOT,
-     [],
-     None, {1: 10, 2: 10}, 'the puck came to rest on spot 5, showing 10x'),
-    ("before-top-slot x2: 8x is 4x", lambda: pachinko(9, [("drop", 4, 4), ("rescue", 1), ("rescued", PA_X2_RESCUED), ("drop", 5, 1)], pay=20, top=("pachinko", 2, True)), BEFORE_TOP_SLOT,
-     [],
-     None, {1: 20, 2: 20}, 'the puck came to rest on spot 1, showing 20x after a Rescue Drop'),
-    ("before-top-slot x2: a draw on 10x", lambda: pachinko(9, [("drop", 4, 5), ("rescue", 1)], pay=10, top=("pachinko", 2, True)), BEFORE_TOP_SLOT,
-     [
+     None, {1: 4, 2: 4},
+     "the puck came to rest on spot 4, showing 4x"),
+    ("before-top-slot x2: 10x",
+     lambda: pachinko(9, [("drop", 4, 5)], pay=10, top=PA_X2),
+     BEFORE_TOP_SLOT, [],
+     None, {1: 10, 2: 10},
+     "the puck came to rest on spot 5, showing 10x"),
+    ("before-top-slot x2: 8x is 4x",
+     lambda: pachinko(9, [("drop", 4, 4), ("rescue", 1), ("rescued", PA_X2_RESCUED), ("drop", 5, 1)], pay=20,
+                      top=PA_X2),
+     BEFORE_TOP_SLOT, [],
+     None, {1: 20, 2: 20},
+     "the puck came to rest on spot 1, showing 20x after a Rescue Drop"),
+    ("before-top-slot x2: a draw on 10x",
+     lambda: pachinko(9, [("drop", 4, 5), ("rescue", 1)], pay=10, top=PA_X2),
+     BEFORE_TOP_SLOT, [
         ("PA-690.7g-rescue", 9023, "§ 690.7(g): a Rescue Drop was drawn after the puck came to rest on 10x (spot "
                                    "5); a Rescue Drop is activated only when the puck comes to rest on a 2x, 3x or "
                                    "4x multiplier (judged on the multipliers before the Top Slot's x2 "
                                    "(rescue_reading 'before-top-slot'))"),
      ],
-     None, {1: 10, 2: 10}, 'the puck came to rest on spot 5, showing 10x'),
-    ("displayed x2: 2x shows 4x", lambda: pachinko(9, [("drop", 4, 2)], pay=4, top=("pachinko", 2, True)), RULES,
-     [
+     None, {1: 10, 2: 10},
+     "the puck came to rest on spot 5, showing 10x"),
+    ("displayed x2: 2x shows 4x",
+     lambda: pachinko(9, [("drop", 4, 2)], pay=4, top=PA_X2),
+     RULES, [
         ("PA-690.7g-rescue", 9022, "§ 690.7(g): the puck came to rest on 4x (spot 2) with no Rescue Drop yet, but "
                                    "no Rescue Drop draw was made (the Rules Submission activates one with "
                                    "probability 1/3)"),
      ],
-     None, {1: 4, 2: 4}, 'the puck came to rest on spot 2, showing 4x'),
+     None, {1: 4, 2: 4},
+     "the puck came to rest on spot 2, showing 4x"),
 ]
 
 
-@pytest.mark.parametrize("name, build, rules, problems, undetermined, final, why", PA_SHORT, ids=[c[0] for c in PA_SHORT])
+@pytest.mark.parametrize("name, build, rules, problems, undetermined, final, why", PA_SHORT,
+                         ids=[c[0] for c in PA_SHORT])
 def test_pa_short_rounds(name, build, rules, problems, undetermined, final, why):
     rep, got = replay(build(), rules)
     assert (got, rep.undetermined, rep.final, rep.why.get(1)) == (problems, undetermined, final, why)
@@ -858,3 +903,261 @@ def test_pa_a_rescued_board_shown_wrong_names_its_paragraph(cells, para, words):
     rep, problems = replay(rv)
     assert problems == [("PA-690.7g-rescue", 9024, f"§ 690.7{para}: after the Rescue Drop on 3x the board shows {words}")]
     assert rep.final == {1: 20, 2: 20}
+
+
+# ------------------------------------------------------------------ § 690.5 Coin Flip
+CF_CHECKS = (cb.CoinFlipMultipliers, cb.CoinFlipOrder, cb.CoinFlipRescue)
+
+
+def coin(n: int, steps, *, base=(2, 20), top=("1", 1, False), pay=0, result: bool = True) -> RoundView:
+    """Steps: ("flip", face), ("rescue", value) the board's rescue draw, ("void",)."""
+    r = Round("coin-flip", top=top, n=n)
+    r.board(base, top[1] if top[2] and top[0] == "coin-flip" else 1)
+    for step in steps:
+        if step[0] == "flip":
+            r.flip(step[1])
+        elif step[0] == "rescue":
+            r.draw("rescue", 2, step[1])
+        elif step[0] == "void":
+            r.add("croupier", "bonus_void", {"reason": "the flipper jammed"})
+        else:  # a look-alike: ("croupier", kind, payload)
+            r.add(*step)
+    if not result:
+        r.add("croupier", "round_end", {"round": n, "void": False, "result": "coin-flip"})
+        return RoundView.of(n, r.events)
+    return r.settle(dict.fromkeys(r.seats, pay))
+
+
+def cf_golden() -> RoundView:
+    """Red 2x / blue 20x; red up: (f)(1)-(3) hold, the Rescue Flip is drawn and lands blue up."""
+    return coin(1, [("croupier", "board_draw", {"purpose": "rescue", "n": 2, "value": 1}), ("flip", "red"),
+                    ("board", "board_draw", {"board_id": 1, "purpose": "shuffle", "n": 2, "value": 1}),
+                    ("rescue", 1), ("flip", "blue")], pay=20)
+
+
+def cf_unpermitted() -> RoundView:
+    """Red 4x / blue 20x: a rescue draw before the flip, one after it (activated although (f)(1) does not
+    hold), a second flip and a third."""
+    return coin(2, [("rescue", 1), ("flip", "red"), ("rescue", 1), ("flip", "blue"), ("flip", "blue")], base=(4, 20),
+                pay=4)
+
+
+def cf_not_activated() -> RoundView:
+    """A draw that does not activate the Rescue Flip, and the coin flipped again."""
+    return coin(3, [("flip", "red"), ("rescue", 0), ("flip", "blue")], pay=2)
+
+
+def cf_no_draw() -> RoundView:
+    """(f)(1)-(3) held, no draw, the coin flipped again."""
+    return coin(4, [("flip", "red"), ("flip", "blue")], pay=2)
+
+
+CF_UNPERMITTED = [
+    ("CF-690.5fg-rescue", 2020, "§ 690.5(f): a Rescue Flip was drawn before the initial flip came to rest"),
+    ("CF-690.5fg-rescue", 2023, "§ 690.5(f)–(g): 2 Rescue Flip draws in one game; a Rescue Flip may follow the "
+                                "initial flip once"),
+    ("CF-690.5fg-rescue", 2020, "§ 690.5(f): a Rescue Flip was drawn although (f)(1)–(3) did not all hold (red 4x "
+                                "/ blue 20x, red face up; judged on the values as displayed (rescue_reading "
+                                "'displayed')): § 690.5(f)(1): the small multiplier was 4x, not 2x or 3x"),
+    ("CF-690.5fg-rescue", 2027, "§ 690.5(g): 3 flips in one game; the Rescue Flip is the final outcome"),
+]
+
+CF_NOT_ACTIVATED = [
+    ("CF-690.5fg-rescue", 3024, "§ 690.5(d), (g): the coin was flipped again although no Rescue Flip was "
+                                "activated"),
+]
+
+CF_NO_DRAW = [
+    ("CF-690.5fg-rescue", 4021, "§ 690.5(f): (f)(1)–(3) held (red 2x / blue 20x, red face up; judged on the "
+                                "values as displayed (rescue_reading 'displayed')) but no Rescue Flip draw was made "
+                                "(the Rules Submission activates one with probability 1/2)"),
+    ("CF-690.5fg-rescue", 4023, "§ 690.5(d), (g): the coin was flipped again without a Rescue Flip draw"),
+]
+
+
+CF_WHY = "the initial flip landed red up: 2x (red 2x / blue 20x, red face up)"
+
+
+def test_cf_golden_and_every_deviation():
+    rep, problems = replay(cf_golden())
+    assert problems == [] and rep.undetermined is None and rep.outcome_check == "CF-690.5fg-rescue"
+    assert rep.final == {1: 20, 2: 20}
+    assert rep.why[1] == rep.why[2] == ("the initial flip landed red up; the Rescue Flip landed blue up (final, "
+                                        "§ 690.5(g)): 20x (red 2x / blue 20x, red face up)")
+    assert tallies(rep) == {"flips": 2, "rescue_eligible": 1, "rescue_draws": 1, "rescues": 1, "drops": 0,
+                            "double_landings": 0, "spins": 0, "picks": 0, "auto_picks": 0}
+    rep, problems = replay(cf_unpermitted())
+    assert problems == CF_UNPERMITTED and rep.final == {1: 4, 2: 4}
+    assert rep.why[1] == ("the initial flip landed red up (§ 690.5(d)); the second flip (landed blue up) was no "
+                          "permitted Rescue Flip: 4x (red 4x / blue 20x, red face up)")
+    assert (rep.flips, rep.rescue_eligible, rep.rescue_draws, rep.rescues) == (3, 0, 1, 0)
+    rep, problems = replay(cf_not_activated())
+    assert (problems, rep.final, rep.why[1]) == (CF_NOT_ACTIVATED, {1: 2, 2: 2}, CF_WHY)
+    assert (rep.flips, rep.rescue_eligible, rep.rescue_draws, rep.rescues) == (2, 1, 1, 0)
+    rep, problems = replay(cf_no_draw())
+    assert (problems, rep.final, rep.why[1]) == (CF_NO_DRAW, {1: 2, 2: 2}, CF_WHY)
+    assert (rep.flips, rep.rescue_eligible, rep.rescue_draws, rep.rescues) == (2, 1, 0, 0)
+
+
+def test_cf_checks_report_the_problems_they_own_round_by_round():
+    every = CF_UNPERMITTED + CF_NOT_ACTIVATED + CF_NO_DRAW
+    assert judge([cf_golden(), cf_unpermitted(), cf_not_activated(), cf_no_draw()], CF_CHECKS) == {
+        "CF-690.5c-multipliers": ("pass", "4 coin-flip game(s) complied with § 690.5(c), (c)(1)–(2), (e)",
+                                  [("games", 4, "games", None), ("games_with_top_slot_multiplier", 0, "games", None),
+                                   ("max_multiplier_shown", 20, "x",
+                                    "generated in [2, 100] x, then x the Top Slot multiplier")], []),
+        "CF-690.5e-order": ("pass", "4 coin-flip game(s) complied with § 690.5(c), (e)", [("games", 4, "games", None)],
+                            []),
+        "CF-690.5fg-rescue": ("fail", "7 deviation(s) from § 690.5(d), (f), (f)(1)–(3), (g)",
+                              [("games", 4, "games", None), ("flips_meeting_f1_f3", 3, "flips", None),
+                               ("rescue_flips", 1, "flips", "only after a flip meeting (f)(1)–(3)")],
+                              [(seq // 1000, seq, words) for _, seq, words in every]),
+    }
+
+
+NO_RESCUE_CF = RULES.model_copy(update={"coin_flip": RULES.coin_flip.model_copy(update={"rescue_probability": 0})})
+BTS = BEFORE_TOP_SLOT
+CF_X2 = ("coin-flip", 2, True)
+CF_SHORT = [
+    ("activated, probability 0",
+     lambda: coin(9, [("flip", "red"), ("rescue", 1), ("flip", "blue")], pay=20),
+     NO_RESCUE_CF, [
+        ("CF-690.5fg-rescue", 9022, "§ 690.5(f): a Rescue Flip was activated but the Rules Submission's "
+                                    "coin_flip.rescue_probability is 0"),
+     ],
+     None, {1: 20, 2: 20},
+     "the initial flip landed red up; the Rescue Flip landed blue up (final, § 690.5(g)): 20x (red 2x / blue 20x, "
+     "red face up)"),
+    ("probability 0, no draw",
+     lambda: coin(9, [("flip", "red")], pay=2),
+     NO_RESCUE_CF, [],
+     None, {1: 2, 2: 2},
+     "the initial flip landed red up: 2x (red 2x / blue 20x, red face up)"),
+    ("no rules, no draw",
+     lambda: coin(9, [("flip", "red")], pay=2),
+     None, [],
+     None, {1: 2, 2: 2},
+     "the initial flip landed red up: 2x (red 2x / blue 20x, red face up)"),
+    ("activated, never flipped again",
+     lambda: coin(9, [("flip", "red"), ("rescue", 1)], pay=2),
+     RULES, [
+        ("CF-690.5fg-rescue", 9022, "§ 690.5(g): a Rescue Flip was activated but the coin was not flipped again"),
+     ],
+     'Rescue Flip not flipped', {},
+     None),
+    ("activated, never flipped again, void",
+     lambda: coin(9, [("flip", "red"), ("rescue", 1), ("void",)]),
+     RULES, [],
+     'Rescue Flip not flipped', {},
+     None),
+    ("no flip",
+     lambda: coin(9, []),
+     RULES, [
+        ("CF-690.5fg-rescue", 9020, "§ 690.5(d): no flip of the coin came to rest: the winning payout odds have "
+                                    "no evidence"),
+     ],
+     'no coin flip', {},
+     None),
+    ("no flip, no result",
+     lambda: coin(9, [], result=False),
+     RULES, [
+        ("CF-690.5fg-rescue", 9017, "§ 690.5(d): no flip of the coin came to rest: the winning payout odds have "
+                                    "no evidence"),
+        ("CF-690.5fg-rescue", 9020, "§ 690.4(b): no coin-flip bonus_result on record for a settled round"),
+     ],
+     'no coin flip', {},
+     None),
+    ("no flip, void",
+     lambda: coin(9, [("void",)]),
+     RULES, [],
+     'no coin flip', {},
+     None),
+    ("a green face",
+     lambda: coin(9, [("flip", "green")]),
+     RULES, [
+        ("CF-690.5fg-rescue", None, "malformed coin-flip bonus record: ValueError: § 690.5(b): the coin flipper "
+                                    "reported face 'green'; the sides are red and blue"),
+     ],
+     'malformed bonus record', {},
+     None),
+    ("a rescue draw of 'x'",
+     lambda: coin(9, [("flip", "red"), ("rescue", "x")]),
+     RULES, [
+        ("CF-690.5fg-rescue", None, "malformed coin-flip bonus record: ValueError: rescue draw value is 'x', not "
+                                    "a whole number"),
+     ],
+     'malformed bonus record', {},
+     None),
+    ("3x / 15x",
+     lambda: coin(9, [("flip", "red"), ("rescue", 1), ("flip", "blue")], base=(3, 15), pay=3),
+     RULES, [
+        ("CF-690.5fg-rescue", 9022, "§ 690.5(f): a Rescue Flip was drawn although (f)(1)–(3) did not all hold "
+                                    "(red 3x / blue 15x, red face up; judged on the values as displayed "
+                                    "(rescue_reading 'displayed')): § 690.5(f)(2): the big multiplier was 15x, not "
+                                    "greater than 15x"),
+     ],
+     None, {1: 3, 2: 3},
+     "the initial flip landed red up (§ 690.5(d)); the second flip (landed blue up) was no permitted Rescue Flip: "
+     "3x (red 3x / blue 15x, red face up)"),
+    ("3x / 16x",
+     lambda: coin(9, [("flip", "red"), ("rescue", 1), ("flip", "blue")], base=(3, 16), pay=16),
+     RULES, [],
+     None, {1: 16, 2: 16},
+     "the initial flip landed red up; the Rescue Flip landed blue up (final, § 690.5(g)): 16x (red 3x / blue 16x, "
+     "red face up)"),
+    ("the big side up",
+     lambda: coin(9, [("flip", "blue"), ("rescue", 1), ("flip", "red")], base=(3, 16), pay=16),
+     RULES, [
+        ("CF-690.5fg-rescue", 9022, "§ 690.5(f): a Rescue Flip was drawn although (f)(1)–(3) did not all hold "
+                                    "(red 3x / blue 16x, blue face up; judged on the values as displayed "
+                                    "(rescue_reading 'displayed')): § 690.5(f)(3): the coin landed with the big "
+                                    "multiplier (16x) facing up, not the small one"),
+     ],
+     None, {1: 16, 2: 16},
+     "the initial flip landed blue up (§ 690.5(d)); the second flip (landed red up) was no permitted Rescue Flip: "
+     "16x (red 3x / blue 16x, blue face up)"),
+    ("both sides 5x",
+     lambda: coin(9, [("flip", "blue"), ("rescue", 0)], base=(5, 5), pay=5),
+     RULES, [
+        ("CF-690.5fg-rescue", 9022, "§ 690.5(f): a Rescue Flip was drawn although (f)(1)–(3) did not all hold "
+                                    "(red 5x / blue 5x, blue face up; judged on the values as displayed "
+                                    "(rescue_reading 'displayed')): § 690.5(f)(1)–(3): both sides show 5x, so there "
+                                    "is no small multiplier distinct from the big one"),
+     ],
+     None, {1: 5, 2: 5},
+     "the initial flip landed blue up: 5x (red 5x / blue 5x, blue face up)"),
+    ("x2 displayed: 4x / 40x",
+     lambda: coin(9, [("flip", "red"), ("rescue", 1), ("flip", "blue")], top=CF_X2, pay=4),
+     RULES, [
+        ("CF-690.5fg-rescue", 9022, "§ 690.5(f): a Rescue Flip was drawn although (f)(1)–(3) did not all hold "
+                                    "(red 4x / blue 40x, red face up; judged on the values as displayed "
+                                    "(rescue_reading 'displayed')): § 690.5(f)(1): the small multiplier was 4x, not "
+                                    "2x or 3x"),
+     ],
+     None, {1: 4, 2: 4},
+     "the initial flip landed red up (§ 690.5(d)); the second flip (landed blue up) was no permitted Rescue Flip: "
+     "4x (red 4x / blue 40x, red face up)"),
+    ("x2 before the Top Slot: 2x / 20x",
+     lambda: coin(9, [("flip", "red"), ("rescue", 1), ("flip", "blue")], top=CF_X2, pay=40),
+     BTS, [],
+     None, {1: 40, 2: 40},
+     "the initial flip landed red up; the Rescue Flip landed blue up (final, § 690.5(g)): 40x (red 4x / blue 40x, "
+     "red face up)"),
+    ("x2 before the Top Slot, no draw",
+     lambda: coin(9, [("flip", "red")], top=CF_X2, pay=4),
+     BTS, [
+        ("CF-690.5fg-rescue", 9021, "§ 690.5(f): (f)(1)–(3) held (red 4x / blue 40x, red face up; judged on the "
+                                    "multipliers before the Top Slot's x2 (rescue_reading 'before-top-slot')) but "
+                                    "no Rescue Flip draw was made (the Rules Submission activates one with "
+                                    "probability 1/2)"),
+     ],
+     None, {1: 4, 2: 4},
+     "the initial flip landed red up: 4x (red 4x / blue 40x, red face up)"),
+]
+
+
+@pytest.mark.parametrize("name, build, rules, problems, undetermined, final, why", CF_SHORT,
+                         ids=[c[0] for c in CF_SHORT])
+def test_cf_short_rounds(name, build, rules, problems, undetermined, final, why):
+    rep, got = replay(build(), rules)
+    assert (got, rep.undetermined, rep.final, rep.why.get(1)) == (problems, undetermined, final, why)
