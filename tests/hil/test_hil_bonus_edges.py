@@ -1161,3 +1161,148 @@ CF_SHORT = [
 def test_cf_short_rounds(name, build, rules, problems, undetermined, final, why):
     rep, got = replay(build(), rules)
     assert (got, rep.undetermined, rep.final, rep.why.get(1)) == (problems, undetermined, final, why)
+
+
+# ------------------------------------------------------------------ § 690.6 Cash Hunt
+CH_CHECKS = (cb.CashHuntMultipliers, cb.CashHuntOrder, cb.CashHuntPerPlayer)
+CH_BASE = tuple((5, 7, 10, 15, 20, 25, 30, 40, 50, 75, 100, 150, 500)[i % 13] for i in range(108))
+REVERSED = list(reversed(range(108)))  # symbol s covers cell 107 - s
+
+
+def cash(n: int, *, seats=(1, 2, 3), picks=None, auto=None, perm=REVERSED, shuffles=1, shuffle_first=True,
+         top=("1", 1, False), late_multiplier: bool = False, void: bool = False, pay=None) -> RoundView:
+    r = Round("cash-hunt", seats=seats, top=top, n=n)
+    m = top[1] if top[2] and top[0] == "cash-hunt" else 1
+    shown = rb.apply_top_slot(CH_BASE, m)
+    if late_multiplier:
+        r.add("board", "board_generated", {"board_id": 1, "game": "cash-hunt", "values": list(CH_BASE),
+                                           "multiplier": 1, "device_time_s": r.t}, dt=1.0)
+    else:
+        r.board(CH_BASE, m)
+    if not shuffle_first:
+        r.add("croupier", "countdown_start", {"game": "cash-hunt", "duration_s": 10.0})
+    for _ in range(shuffles):
+        r.draw("shuffle", 108, perm)
+    if late_multiplier:
+        r.add("board", "board_multiplied", {"board_id": 1, "game": "cash-hunt", "values": list(shown),
+                                            "multiplier": m, "device_time_s": r.t})
+    picks = {1: 3, 2: 107} if picks is None else picks
+    auto = {3: 0} if auto is None else auto
+    if shuffle_first:
+        r.countdown(picks, auto, n=108)
+    else:
+        for seat, choice in picks.items():
+            ctw_pick(r, seat, choice, game="cash-hunt")
+        r.add("croupier", "countdown_end", {"game": "cash-hunt"}, dt=10.0)
+    if void:
+        r.add("croupier", "bonus_void", {"reason": "the board stopped answering"})
+    chosen = {**picks, **auto}
+    want = {s: shown[perm[c]] for s, c in chosen.items()
+            if isinstance(perm, list) and isinstance(c, int) and 0 <= c < len(perm) and perm[c] < 108}
+    return r.settle(want if pay is None else pay)
+
+
+def test_ch_golden_every_seat_and_every_check():
+    rep, problems = replay(cash(1, top=("cash-hunt", 2, True)))
+    assert problems == [] and rep.undetermined is None and rep.outcome_check == "CH-690.6f-per-player"
+    assert rep.final == {1: 10, 2: 10, 3: 30}  # cells 104, 0, 107: 5x, 5x, 15x, times 2
+    assert rep.why == {1: "seat 1 selected symbol 3, which covers cell 104 showing 10x (§ 690.6(e)–(f))",
+                       2: "seat 2 selected symbol 107, which covers cell 0 showing 10x (§ 690.6(e)–(f))",
+                       3: "seat 3 selected symbol 0, which covers cell 107 showing 30x (§ 690.6(e)–(f))"}
+    assert (rep.picks, rep.auto_picks) == (2, 1)
+    assert judge([cash(1, top=("cash-hunt", 2, True))], CH_CHECKS) == {
+        "CH-690.6b-multipliers": ("pass", "1 cash-hunt game(s) complied with § 690.6(b), (b)(1)–(2), (g)",
+                                  [("games", 1, "games", None), ("games_with_top_slot_multiplier", 1, "games", None),
+                                   ("max_multiplier_shown", 1000, "x",
+                                    "generated in [5, 500] x, then x the Top Slot multiplier")], []),
+        "CH-690.6cd-order": ("pass", "1 cash-hunt game(s) complied with § 690.6(c)–(d), (g)",
+                             [("games", 1, "games", None), ("selections_by_players", 2, "selections", None),
+                              ("selections_automatic", 1, "selections", None)], []),
+        "CH-690.6f-per-player": ("pass", "1 cash-hunt game(s) complied with § 690.6(e)–(f)",
+                                 [("games", 1, "games", None), ("seat_results_verified", 3, "seats", None)], []),
+    }
+
+
+CH_SHORT = [
+    ("countdown before the shuffle, shuffled twice",
+     lambda: cash(9, shuffle_first=False, shuffles=2),
+     RULES, [
+        ("CH-690.6cd-order", 9023, "§ 690.6(c): the board was shuffled 2 times"),
+        ("CH-690.6cd-order", 9021, "§ 690.6(d): the countdown commenced before the multipliers were shuffled "
+                                   "(shuffle seq 9022); it must follow the shuffling"),
+        ("CH-690.6cd-order", 9026, "§ 690.6(d): seat(s) [3] have no selection; one must be made automatically at "
+                                   "random when the time elapses"),
+     ],
+     'no selection for seat(s) [3]', {1: 5, 2: 5},
+     "seat 1 selected symbol 3, which covers cell 104 showing 5x (§ 690.6(e)–(f))"),
+    ("no shuffle",
+     lambda: cash(9, shuffles=0),
+     RULES, [
+        ("CH-690.6cd-order", 9018, "§ 690.6(c): the multipliers were never covered by symbols and shuffled"),
+     ],
+     'no shuffle', {},
+     None),
+    ("no shuffle, void",
+     lambda: cash(9, shuffles=0, void=True),
+     RULES, [],
+     'no shuffle', {},
+     None),
+    ("no permutation",
+     lambda: cash(9, perm=list(range(107)) + [0]),
+     RULES, [
+        ("CH-690.6cd-order", 9021, "§ 690.6(c): the shuffle is not a permutation of the 108 multipliers"),
+     ],
+     'shuffle not a permutation', {},
+     None),
+    ("a permutation of 107",
+     lambda: cash(9, perm=list(range(107))),
+     RULES, [
+        ("CH-690.6cd-order", 9021, "§ 690.6(c): the shuffle is not a permutation of the 108 multipliers"),
+     ],
+     'shuffle not a permutation', {},
+     None),
+    ("a permutation that is no list",
+     lambda: cash(9, perm="x"),
+     RULES, [
+        ("CH-690.6f-per-player", None, "malformed cash-hunt bonus record: ValueError: shuffle permutation is 'x', "
+                                       "not a list"),
+     ],
+     'malformed bonus record', {},
+     None),
+    ("symbols 0 and 107; 108 none",
+     lambda: cash(9, picks={1: 0, 2: 107, 3: 108}, auto={}),
+     RULES, [
+        ("CH-690.6cd-order", 9025, "§ 690.6(d): seat 3 selected 108; the choices are 0..107"),
+        ("CH-690.6cd-order", 9026, "§ 690.6(d): seat(s) [3] have no selection; one must be made automatically at "
+                                   "random when the time elapses"),
+     ],
+     'no selection for seat(s) [3]', {1: 15, 2: 5},
+     "seat 1 selected symbol 0, which covers cell 107 showing 15x (§ 690.6(e)–(f))"),
+    ("multiplied after the shuffle",
+     lambda: cash(9, top=("cash-hunt", 2, True), late_multiplier=True),
+     RULES, [
+        ("CH-690.6cd-order", 9021, "§ 690.6(g): the Top Slot multiplier was applied (board shown ×2, seq 9021) "
+                                   "after the multipliers were covered and shuffled (seq 9020); it must be applied "
+                                   "prior to it"),
+     ],
+     None, {1: 10, 2: 10, 3: 30},
+     "seat 1 selected symbol 3, which covers cell 104 showing 10x (§ 690.6(e)–(f))"),
+    ("the same symbol paid to all",
+     lambda: cash(9, pay={1: CH_BASE[104], 2: CH_BASE[104], 3: CH_BASE[104]}),
+     RULES, [
+        ("CH-690.6f-per-player", 9028, "seat 3: the croupier's cash-hunt result is 5x; the trace gives 15x: seat "
+                                       "3 selected symbol 0, which covers cell 107 showing 15x (§ 690.6(e)–(f))"),
+        ("CH-690.6f-per-player", 9031, "wager 9-3 of seat 3 paid at 5 to 1; the cash-hunt game gives 15 to 1: "
+                                       "seat 3 selected symbol 0, which covers cell 107 showing 15x (§ "
+                                       "690.6(e)–(f))"),
+     ],
+     None, {1: 5, 2: 5, 3: 15},
+     "seat 1 selected symbol 3, which covers cell 104 showing 5x (§ 690.6(e)–(f))"),
+]
+
+
+@pytest.mark.parametrize("name, build, rules, problems, undetermined, final, why", CH_SHORT,
+                         ids=[c[0] for c in CH_SHORT])
+def test_ch_short_rounds(name, build, rules, problems, undetermined, final, why):
+    rep, got = replay(build(), rules)
+    assert (got, rep.undetermined, rep.final, rep.why.get(1)) == (problems, undetermined, final, why)
