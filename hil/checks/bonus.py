@@ -360,7 +360,8 @@ def _replay_game(rv: RoundView, r: BonusReplay, rules: RulesSubmission | None) -
     if r.displayed != r.shown:
         reg = BonusReplay(game, r.seats, m, trigger=r.trigger, trigger_time_s=r.trigger_time_s, start=r.start,
                           generated=r.generated, multiplied=r.multiplied, base=r.base, shown=r.shown,
-                          displayed=r.shown, displayed_multiplier=m, result=r.result, void=r.void)
+                          displayed=r.shown, displayed_multiplier=m, result=r.result, void=r.void,
+                          outcome_check=r.outcome_check)
         try:
             play(rv, reg, seg, rules)
         except _MALFORMED as exc:

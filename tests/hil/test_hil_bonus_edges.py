@@ -1306,3 +1306,66 @@ CH_SHORT = [
 def test_ch_short_rounds(name, build, rules, problems, undetermined, final, why):
     rep, got = replay(build(), rules)
     assert (got, rep.undetermined, rep.final, rep.why.get(1)) == (problems, undetermined, final, why)
+
+
+# ------------------------------------------------------------------ the replay's frame: start, Top Slot, board, records
+def framed(n: int, *, top=("coin-flip", 3, True), base=(4, 20), start=None, gens=None, mult=(), flips=("blue",),
+           pay=None, result=None, end: str = "settle", drop=(), early: float | None = None, extra=()) -> RoundView:
+    """A Coin Flip round whose frame is edited: ``start`` updates bonus_start's payload; ``gens`` the
+    board_generated payloads' updates (one board each; [] none); ``mult`` the board_multiplied
+    payload's update (None: no such record); ``drop`` event kinds removed; ``early`` the board drawn
+    that long before the wheel came to rest; ``result`` the bonus_result's values; ``extra`` events
+    (device, kind, payload) added before the flips; ``end`` "settle", "void" or "none"."""
+    r = Round("coin-flip", top=top, n=n)
+    if start is not None:
+        r.events[-1].payload.update(start)
+    m = top[1] if top[2] and top[0] == "coin-flip" and type(top[1]) is int and top[1] >= 1 else 1
+    stop = next(e for e in r.events if e.kind == "spin_stop").payload["stop_time_s"]
+    for g in ({},) if gens is None else gens:
+        r.add("board", "board_generated", {"board_id": 1, "game": "coin-flip", "values": list(base), "multiplier": 1,
+                                           "device_time_s": stop - early if early is not None else r.t, **g}, dt=1.0)
+    if mult is not None:
+        r.add("board", "board_multiplied", {"board_id": 1, "game": "coin-flip", "multiplier": m,
+                                            "values": list(rb.apply_top_slot(base, m)), "device_time_s": r.t, **dict(mult)})
+    for e in extra:
+        r.add(*e)
+    for face in flips:
+        r.flip(face)
+    shown = rb.apply_top_slot(base, m)
+    value = rb.coin_value(shown, flips[0]) if pay is None else pay
+    if end == "settle":
+        r.add("croupier", "bonus_result", {"game": "coin-flip", "values": result if result is not None else
+                                           {str(s): value for s in r.seats}})
+        for i, seat in enumerate(r.seats):
+            r.add("croupier", "pay", {"wager_id": f"{n}-{i + 1}", "seat": seat, "spot": "coin-flip", "stake_cents": 1000,
+                                      "odds": f"{value} to 1", "odds_ratio": str(value), "win_cents": 1000 * value,
+                                      "capped": False})
+        r.add("croupier", "pay", {"wager_id": f"{n}-99", "seat": 1, "spot": "1", "odds_ratio": "1"})  # another spot
+    if end != "none":
+        r.add("croupier", "round_end", {"round": n, "void": end == "void", "result": "coin-flip"})
+    return RoundView.of(n, [e for e in r.events if e.kind not in drop])
+
+
+def test_a_payment_neither_board_gives_is_the_outcome_check_s_when_the_board_was_shown_wrong():
+    """The board shown x1 under a Top Slot x3 (the multipliers check's finding), and the croupier pays 7x,
+    which neither the regulation's board (60x) nor the board as displayed (20x) gives: the outcome's
+    check reports it, as when the board was right (the replay of the regulation's board must keep the
+    outcome's check; Coin Flip and Cash Hunt do not set it while playing)."""
+    rep, problems = replay(framed(9, mult={"multiplier": 1, "values": [4, 20]}, pay=7))
+    why = "the initial flip landed blue up: 60x (red 12x / blue 60x, blue face up)"
+    assert problems[1:] == [
+        ("CF-690.5fg-rescue", 9022, f"seat 1: the croupier's coin-flip result is 7x; the trace gives 60x: {why}"),
+        ("CF-690.5fg-rescue", 9022, f"seat 2: the croupier's coin-flip result is 7x; the trace gives 60x: {why}"),
+        ("CF-690.5fg-rescue", 9023, f"wager 9-1 of seat 1 paid at 7 to 1; the coin-flip game gives 60 to 1: {why}"),
+        ("CF-690.5fg-rescue", 9024, f"wager 9-2 of seat 2 paid at 7 to 1; the coin-flip game gives 60 to 1: {why}"),
+    ]
+    assert rep.outcome_check == "CF-690.5fg-rescue" and rep.displayed_final == {1: 20, 2: 20}
+    v = judge([framed(9, mult={"multiplier": 1, "values": [4, 20]}, pay=7)], [cb.CoinFlipRescue])
+    assert v["CF-690.5fg-rescue"][0] == "fail" and [f[2] for f in v["CF-690.5fg-rescue"][3]] == [
+        p[2] for p in problems[1:]]
+    r = cash(9, top=("cash-hunt", 2, True), pay={1: 7, 2: 7, 3: 7})  # Cash Hunt likewise
+    r.events[[e.kind for e in r.events].index("board_multiplied")].payload.update(
+        multiplier=1, values=list(CH_BASE))
+    rep, problems = replay(RoundView.of(9, r.events))
+    assert rep.outcome_check == "CH-690.6f-per-player"
+    assert [p[0] for p in problems] == ["CH-690.6b-multipliers"] + ["CH-690.6f-per-player"] * 6
