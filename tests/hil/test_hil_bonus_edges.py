@@ -1369,3 +1369,351 @@ def test_a_payment_neither_board_gives_is_the_outcome_check_s_when_the_board_was
     rep, problems = replay(RoundView.of(9, r.events))
     assert rep.outcome_check == "CH-690.6f-per-player"
     assert [p[0] for p in problems] == ["CH-690.6b-multipliers"] + ["CH-690.6f-per-player"] * 6
+
+
+FRAMED = [
+    ("no bonus game, settled",
+     lambda: framed(9, drop=("bonus_start",)),
+     [
+        ("CF-690.5c-multipliers", 9026, "§ 690.4(b), § 690.5(c): the round was settled on coin-flip but no bonus "
+                                        "game was played (no bonus_start): its payout odds were never established"),
+     ],
+     'no bonus game played', {}, 3, 1, None),
+    ("no bonus game, void",
+     lambda: framed(9, drop=("bonus_start",), end="void"),
+     [],
+     'no bonus game played', {}, 3, 1, None),
+    ("another game started for other seats",
+     lambda: framed(9, start={"game": "pachinko", "seats": [2, 1, 5]}),
+     [
+        ("CF-690.5fg-rescue", 9017, "§ 690.4(b): the round was settled on coin-flip but the croupier started the "
+                                    "'pachinko' bonus game"),
+        ("CF-690.5fg-rescue", 9017, "§ 690.2(f): the bonus game was played for seats [2, 1, 5]; the seats with an "
+                                    "accepted wager on coin-flip are [1, 2]"),
+     ],
+     None, {1: 60, 2: 60}, 3, 3, None),
+    ("no Top Slot report",
+     lambda: framed(9, drop=("top_slot_stop",)),
+     [
+        ("CF-690.5c-multipliers", 9017, "§ 690.5(e): no Top Slot report for the spin that triggered the game: the "
+                                        "multiplier to apply is unknown"),
+     ],
+     'no Top Slot report', {}, None, 1, None),
+    ("no board",
+     lambda: framed(9, gens=[], mult=None),
+     [
+        ("CF-690.5c-multipliers", 9020, "§ 690.4(b), § 690.5(c): no board of multipliers was generated: the "
+                                        "coin-flip bonus game was not played"),
+     ],
+     'no board generated', {}, 3, 1, None),
+    ("no board, no result",
+     lambda: framed(9, gens=[], mult=None, end="none"),
+     [
+        ("CF-690.5c-multipliers", 9017, "§ 690.4(b), § 690.5(c): no board of multipliers was generated: the "
+                                        "coin-flip bonus game was not played"),
+     ],
+     'no board generated', {}, 3, 1, None),
+    ("no board, void",
+     lambda: framed(9, gens=[], mult=None, extra=[("croupier", "bonus_void", {})]),
+     [],
+     'no board generated', {}, 3, 1, None),
+    ("two boards, the first for another game",
+     lambda: framed(9, gens=[{"game": "cash-hunt"}, {"board_id": 2}]),
+     [
+        ("CF-690.5c-multipliers", 9019, "§ 690.5(c): 2 boards generated in one coin-flip game"),
+        ("CF-690.5c-multipliers", 9018, "§ 690.5(c): a 'cash-hunt' board was generated for the coin-flip game"),
+     ],
+     None, {1: 60, 2: 60}, 3, 3, None),
+    ("1x and 101x",
+     lambda: framed(9, base=(1, 101), pay=303),
+     [
+        ("CF-690.5c-multipliers", 9018, "§ 690.5(c)(1): red side shows 1x; multipliers range from 2x to 100x"),
+        ("CF-690.5c-multipliers", 9018, "§ 690.5(c)(1): blue side shows 101x; multipliers range from 2x to 100x"),
+     ],
+     None, {1: 303, 2: 303}, 3, 3, None),
+    ("three cells",
+     lambda: framed(9, base=(4, 20, 30), mult=None, pay=4),
+     [
+        ("CF-690.5c-multipliers", 9018, "§ 690.5(c): the board has 3 sides of the coin with a multiplier; "
+                                        "expected 2"),
+     ],
+     'board of the wrong size', {}, 3, 1, None),
+    ("drawn 2 ns before the rest",
+     lambda: framed(9, early=2e-9),
+     [
+        ("CF-690.5e-order", 9018, "§ 690.5(c): the board's multipliers were drawn at t=111.300 s, 0.000 s before "
+                                  "the wheel came to rest on coin-flip (t=111.300 s): they must be generated when "
+                                  "the bonus game begins, after it was triggered"),
+     ],
+     None, {1: 60, 2: 60}, 3, 3, None),
+    ("drawn 1 ns before the rest",
+     lambda: framed(9, early=1e-9),
+     [],
+     None, {1: 60, 2: 60}, 3, 3, None),
+    ("drawn at the rest",
+     lambda: framed(9, early=0.0),
+     [],
+     None, {1: 60, 2: 60}, 3, 3, None),
+    ("shown x1, the displayed board paid",
+     lambda: framed(9, mult={"multiplier": 1, "values": [4, 20]}, pay=20),
+     [
+        ("CF-690.5c-multipliers", 9019, "§ 690.5(e): the board was shown ×1; expected ×3 (Top Slot aligned on "
+                                        "coin-flip ×3): red side: expected 12x, shown 4x; blue side: expected 60x, "
+                                        "shown 20x"),
+        ("CF-690.5c-multipliers", 9022, "seat 1: the croupier's coin-flip result is 20x; the trace gives 60x: the "
+                                        "initial flip landed blue up: 60x (red 12x / blue 60x, blue face up) — 20x "
+                                        "is what the board as displayed gives; it was not multiplied by the Top "
+                                        "Slot's ×3 (§ 690.5(e))"),
+        ("CF-690.5c-multipliers", 9022, "seat 2: the croupier's coin-flip result is 20x; the trace gives 60x: the "
+                                        "initial flip landed blue up: 60x (red 12x / blue 60x, blue face up) — 20x "
+                                        "is what the board as displayed gives; it was not multiplied by the Top "
+                                        "Slot's ×3 (§ 690.5(e))"),
+        ("CF-690.5c-multipliers", 9023, "wager 9-1 of seat 1 paid at 20 to 1; the coin-flip game gives 60 to 1: "
+                                        "the initial flip landed blue up: 60x (red 12x / blue 60x, blue face up) — "
+                                        "20x is what the board as displayed gives; it was not multiplied by the Top "
+                                        "Slot's ×3 (§ 690.5(e))"),
+        ("CF-690.5c-multipliers", 9024, "wager 9-2 of seat 2 paid at 20 to 1; the coin-flip game gives 60 to 1: "
+                                        "the initial flip landed blue up: 60x (red 12x / blue 60x, blue face up) — "
+                                        "20x is what the board as displayed gives; it was not multiplied by the Top "
+                                        "Slot's ×3 (§ 690.5(e))"),
+     ],
+     None, {1: 60, 2: 60}, 3, 1, {1: 20, 2: 20}),
+    ("shown x1, neither board paid",
+     lambda: framed(9, mult={"multiplier": 1, "values": [4, 20]}, pay=7),
+     [
+        ("CF-690.5c-multipliers", 9019, "§ 690.5(e): the board was shown ×1; expected ×3 (Top Slot aligned on "
+                                        "coin-flip ×3): red side: expected 12x, shown 4x; blue side: expected 60x, "
+                                        "shown 20x"),
+        ("CF-690.5fg-rescue", 9022, "seat 1: the croupier's coin-flip result is 7x; the trace gives 60x: the "
+                                    "initial flip landed blue up: 60x (red 12x / blue 60x, blue face up)"),
+        ("CF-690.5fg-rescue", 9022, "seat 2: the croupier's coin-flip result is 7x; the trace gives 60x: the "
+                                    "initial flip landed blue up: 60x (red 12x / blue 60x, blue face up)"),
+        ("CF-690.5fg-rescue", 9023, "wager 9-1 of seat 1 paid at 7 to 1; the coin-flip game gives 60 to 1: the "
+                                    "initial flip landed blue up: 60x (red 12x / blue 60x, blue face up)"),
+        ("CF-690.5fg-rescue", 9024, "wager 9-2 of seat 2 paid at 7 to 1; the coin-flip game gives 60 to 1: the "
+                                    "initial flip landed blue up: 60x (red 12x / blue 60x, blue face up)"),
+     ],
+     None, {1: 60, 2: 60}, 3, 1, {1: 20, 2: 20}),
+    ("shown x2 with the right values",
+     lambda: framed(9, mult={"multiplier": 2}),
+     [
+        ("CF-690.5c-multipliers", 9019, "§ 690.5(e): the board was shown ×2; expected ×3 (Top Slot aligned on "
+                                        "coin-flip ×3): "),
+     ],
+     None, {1: 60, 2: 60}, 3, 3, None),
+    ("shown x3 with wrong values",
+     lambda: framed(9, mult={"values": [12, 61]}, pay=61),
+     [
+        ("CF-690.5c-multipliers", 9019, "§ 690.5(e): the board was shown ×3; expected ×3 (Top Slot aligned on "
+                                        "coin-flip ×3): blue side: expected 60x, shown 61x"),
+        ("CF-690.5c-multipliers", 9022, "seat 1: the croupier's coin-flip result is 61x; the trace gives 60x: the "
+                                        "initial flip landed blue up: 60x (red 12x / blue 60x, blue face up) — 61x "
+                                        "is what the board as displayed gives; it was not multiplied by the Top "
+                                        "Slot's ×3 (§ 690.5(e))"),
+        ("CF-690.5c-multipliers", 9022, "seat 2: the croupier's coin-flip result is 61x; the trace gives 60x: the "
+                                        "initial flip landed blue up: 60x (red 12x / blue 60x, blue face up) — 61x "
+                                        "is what the board as displayed gives; it was not multiplied by the Top "
+                                        "Slot's ×3 (§ 690.5(e))"),
+        ("CF-690.5c-multipliers", 9023, "wager 9-1 of seat 1 paid at 61 to 1; the coin-flip game gives 60 to 1: "
+                                        "the initial flip landed blue up: 60x (red 12x / blue 60x, blue face up) — "
+                                        "61x is what the board as displayed gives; it was not multiplied by the Top "
+                                        "Slot's ×3 (§ 690.5(e))"),
+        ("CF-690.5c-multipliers", 9024, "wager 9-2 of seat 2 paid at 61 to 1; the coin-flip game gives 60 to 1: "
+                                        "the initial flip landed blue up: 60x (red 12x / blue 60x, blue face up) — "
+                                        "61x is what the board as displayed gives; it was not multiplied by the Top "
+                                        "Slot's ×3 (§ 690.5(e))"),
+     ],
+     None, {1: 60, 2: 60}, 3, 3, {1: 61, 2: 61}),
+    ("shown with three values",
+     lambda: framed(9, mult={"values": [12, 60, 5]}),
+     [
+        ("CF-690.5c-multipliers", 9019, "§ 690.5(e): the board was shown ×3; expected ×3 (Top Slot aligned on "
+                                        "coin-flip ×3): 3 cells shown, 2 expected"),
+     ],
+     None, {1: 60, 2: 60}, 3, 3, None),
+    ("shown with multiplier True",
+     lambda: framed(9, mult={"multiplier": True, "values": [4, 20]}, pay=20),
+     [
+        ("CF-690.5c-multipliers", 9019, "§ 690.5(e): the board was shown ×True; expected ×3 (Top Slot aligned on "
+                                        "coin-flip ×3): red side: expected 12x, shown 4x; blue side: expected 60x, "
+                                        "shown 20x"),
+        ("CF-690.5c-multipliers", 9022, "seat 1: the croupier's coin-flip result is 20x; the trace gives 60x: the "
+                                        "initial flip landed blue up: 60x (red 12x / blue 60x, blue face up) — 20x "
+                                        "is what the board as displayed gives; it was not multiplied by the Top "
+                                        "Slot's ×3 (§ 690.5(e))"),
+        ("CF-690.5c-multipliers", 9022, "seat 2: the croupier's coin-flip result is 20x; the trace gives 60x: the "
+                                        "initial flip landed blue up: 60x (red 12x / blue 60x, blue face up) — 20x "
+                                        "is what the board as displayed gives; it was not multiplied by the Top "
+                                        "Slot's ×3 (§ 690.5(e))"),
+        ("CF-690.5c-multipliers", 9023, "wager 9-1 of seat 1 paid at 20 to 1; the coin-flip game gives 60 to 1: "
+                                        "the initial flip landed blue up: 60x (red 12x / blue 60x, blue face up) — "
+                                        "20x is what the board as displayed gives; it was not multiplied by the Top "
+                                        "Slot's ×3 (§ 690.5(e))"),
+        ("CF-690.5c-multipliers", 9024, "wager 9-2 of seat 2 paid at 20 to 1; the coin-flip game gives 60 to 1: "
+                                        "the initial flip landed blue up: 60x (red 12x / blue 60x, blue face up) — "
+                                        "20x is what the board as displayed gives; it was not multiplied by the Top "
+                                        "Slot's ×3 (§ 690.5(e))"),
+     ],
+     None, {1: 60, 2: 60}, 3, 1, {1: 20, 2: 20}),
+    ("shown with multiplier 0",
+     lambda: framed(9, mult={"multiplier": 0, "values": [4, 20]}, pay=20),
+     [
+        ("CF-690.5c-multipliers", 9019, "§ 690.5(e): the board was shown ×0; expected ×3 (Top Slot aligned on "
+                                        "coin-flip ×3): red side: expected 12x, shown 4x; blue side: expected 60x, "
+                                        "shown 20x"),
+        ("CF-690.5c-multipliers", 9022, "seat 1: the croupier's coin-flip result is 20x; the trace gives 60x: the "
+                                        "initial flip landed blue up: 60x (red 12x / blue 60x, blue face up) — 20x "
+                                        "is what the board as displayed gives; it was not multiplied by the Top "
+                                        "Slot's ×3 (§ 690.5(e))"),
+        ("CF-690.5c-multipliers", 9022, "seat 2: the croupier's coin-flip result is 20x; the trace gives 60x: the "
+                                        "initial flip landed blue up: 60x (red 12x / blue 60x, blue face up) — 20x "
+                                        "is what the board as displayed gives; it was not multiplied by the Top "
+                                        "Slot's ×3 (§ 690.5(e))"),
+        ("CF-690.5c-multipliers", 9023, "wager 9-1 of seat 1 paid at 20 to 1; the coin-flip game gives 60 to 1: "
+                                        "the initial flip landed blue up: 60x (red 12x / blue 60x, blue face up) — "
+                                        "20x is what the board as displayed gives; it was not multiplied by the Top "
+                                        "Slot's ×3 (§ 690.5(e))"),
+        ("CF-690.5c-multipliers", 9024, "wager 9-2 of seat 2 paid at 20 to 1; the coin-flip game gives 60 to 1: "
+                                        "the initial flip landed blue up: 60x (red 12x / blue 60x, blue face up) — "
+                                        "20x is what the board as displayed gives; it was not multiplied by the Top "
+                                        "Slot's ×3 (§ 690.5(e))"),
+     ],
+     None, {1: 60, 2: 60}, 3, 1, {1: 20, 2: 20}),
+    ("shown x2",
+     lambda: framed(9, mult={"multiplier": 2, "values": [8, 40]}, pay=40),
+     [
+        ("CF-690.5c-multipliers", 9019, "§ 690.5(e): the board was shown ×2; expected ×3 (Top Slot aligned on "
+                                        "coin-flip ×3): red side: expected 12x, shown 8x; blue side: expected 60x, "
+                                        "shown 40x"),
+        ("CF-690.5c-multipliers", 9022, "seat 1: the croupier's coin-flip result is 40x; the trace gives 60x: the "
+                                        "initial flip landed blue up: 60x (red 12x / blue 60x, blue face up) — 40x "
+                                        "is what the board as displayed gives; it was not multiplied by the Top "
+                                        "Slot's ×3 (§ 690.5(e))"),
+        ("CF-690.5c-multipliers", 9022, "seat 2: the croupier's coin-flip result is 40x; the trace gives 60x: the "
+                                        "initial flip landed blue up: 60x (red 12x / blue 60x, blue face up) — 40x "
+                                        "is what the board as displayed gives; it was not multiplied by the Top "
+                                        "Slot's ×3 (§ 690.5(e))"),
+        ("CF-690.5c-multipliers", 9023, "wager 9-1 of seat 1 paid at 40 to 1; the coin-flip game gives 60 to 1: "
+                                        "the initial flip landed blue up: 60x (red 12x / blue 60x, blue face up) — "
+                                        "40x is what the board as displayed gives; it was not multiplied by the Top "
+                                        "Slot's ×3 (§ 690.5(e))"),
+        ("CF-690.5c-multipliers", 9024, "wager 9-2 of seat 2 paid at 40 to 1; the coin-flip game gives 60 to 1: "
+                                        "the initial flip landed blue up: 60x (red 12x / blue 60x, blue face up) — "
+                                        "40x is what the board as displayed gives; it was not multiplied by the Top "
+                                        "Slot's ×3 (§ 690.5(e))"),
+     ],
+     None, {1: 60, 2: 60}, 3, 2, {1: 40, 2: 40}),
+    ("never multiplied",
+     lambda: framed(9, mult=None, pay=20),
+     [
+        ("CF-690.5c-multipliers", 9018, "§ 690.5(e): the Top Slot multiplier ×3 was never applied to the board "
+                                        "(Top Slot aligned on coin-flip ×3)"),
+        ("CF-690.5c-multipliers", 9021, "seat 1: the croupier's coin-flip result is 20x; the trace gives 60x: the "
+                                        "initial flip landed blue up: 60x (red 12x / blue 60x, blue face up) — 20x "
+                                        "is what the board as displayed gives; it was not multiplied by the Top "
+                                        "Slot's ×3 (§ 690.5(e))"),
+        ("CF-690.5c-multipliers", 9021, "seat 2: the croupier's coin-flip result is 20x; the trace gives 60x: the "
+                                        "initial flip landed blue up: 60x (red 12x / blue 60x, blue face up) — 20x "
+                                        "is what the board as displayed gives; it was not multiplied by the Top "
+                                        "Slot's ×3 (§ 690.5(e))"),
+        ("CF-690.5c-multipliers", 9022, "wager 9-1 of seat 1 paid at 20 to 1; the coin-flip game gives 60 to 1: "
+                                        "the initial flip landed blue up: 60x (red 12x / blue 60x, blue face up) — "
+                                        "20x is what the board as displayed gives; it was not multiplied by the Top "
+                                        "Slot's ×3 (§ 690.5(e))"),
+        ("CF-690.5c-multipliers", 9023, "wager 9-2 of seat 2 paid at 20 to 1; the coin-flip game gives 60 to 1: "
+                                        "the initial flip landed blue up: 60x (red 12x / blue 60x, blue face up) — "
+                                        "20x is what the board as displayed gives; it was not multiplied by the Top "
+                                        "Slot's ×3 (§ 690.5(e))"),
+     ],
+     None, {1: 60, 2: 60}, 3, 1, {1: 20, 2: 20}),
+    ("never multiplied, void",
+     lambda: framed(9, mult=None, pay=20, extra=[("croupier", "bonus_void", {})]),
+     [
+        ("CF-690.5c-multipliers", 9022, "seat 1: the croupier's coin-flip result is 20x; the trace gives 60x: the "
+                                        "initial flip landed blue up: 60x (red 12x / blue 60x, blue face up) — 20x "
+                                        "is what the board as displayed gives; it was not multiplied by the Top "
+                                        "Slot's ×3 (§ 690.5(e))"),
+        ("CF-690.5c-multipliers", 9022, "seat 2: the croupier's coin-flip result is 20x; the trace gives 60x: the "
+                                        "initial flip landed blue up: 60x (red 12x / blue 60x, blue face up) — 20x "
+                                        "is what the board as displayed gives; it was not multiplied by the Top "
+                                        "Slot's ×3 (§ 690.5(e))"),
+        ("CF-690.5c-multipliers", 9023, "wager 9-1 of seat 1 paid at 20 to 1; the coin-flip game gives 60 to 1: "
+                                        "the initial flip landed blue up: 60x (red 12x / blue 60x, blue face up) — "
+                                        "20x is what the board as displayed gives; it was not multiplied by the Top "
+                                        "Slot's ×3 (§ 690.5(e))"),
+        ("CF-690.5c-multipliers", 9024, "wager 9-2 of seat 2 paid at 20 to 1; the coin-flip game gives 60 to 1: "
+                                        "the initial flip landed blue up: 60x (red 12x / blue 60x, blue face up) — "
+                                        "20x is what the board as displayed gives; it was not multiplied by the Top "
+                                        "Slot's ×3 (§ 690.5(e))"),
+     ],
+     None, {1: 60, 2: 60}, 3, 1, {1: 20, 2: 20}),
+    ("another board multiplied",
+     lambda: framed(9, mult={"board_id": 2}, pay=20),
+     [
+        ("CF-690.5c-multipliers", 9018, "§ 690.5(e): the Top Slot multiplier ×3 was never applied to the board "
+                                        "(Top Slot aligned on coin-flip ×3)"),
+        ("CF-690.5c-multipliers", 9022, "seat 1: the croupier's coin-flip result is 20x; the trace gives 60x: the "
+                                        "initial flip landed blue up: 60x (red 12x / blue 60x, blue face up) — 20x "
+                                        "is what the board as displayed gives; it was not multiplied by the Top "
+                                        "Slot's ×3 (§ 690.5(e))"),
+        ("CF-690.5c-multipliers", 9022, "seat 2: the croupier's coin-flip result is 20x; the trace gives 60x: the "
+                                        "initial flip landed blue up: 60x (red 12x / blue 60x, blue face up) — 20x "
+                                        "is what the board as displayed gives; it was not multiplied by the Top "
+                                        "Slot's ×3 (§ 690.5(e))"),
+        ("CF-690.5c-multipliers", 9023, "wager 9-1 of seat 1 paid at 20 to 1; the coin-flip game gives 60 to 1: "
+                                        "the initial flip landed blue up: 60x (red 12x / blue 60x, blue face up) — "
+                                        "20x is what the board as displayed gives; it was not multiplied by the Top "
+                                        "Slot's ×3 (§ 690.5(e))"),
+        ("CF-690.5c-multipliers", 9024, "wager 9-2 of seat 2 paid at 20 to 1; the coin-flip game gives 60 to 1: "
+                                        "the initial flip landed blue up: 60x (red 12x / blue 60x, blue face up) — "
+                                        "20x is what the board as displayed gives; it was not multiplied by the Top "
+                                        "Slot's ×3 (§ 690.5(e))"),
+     ],
+     None, {1: 60, 2: 60}, 3, 1, {1: 20, 2: 20}),
+    ("Top Slot on another game",
+     lambda: framed(9, top=("cash-hunt", 3, True), mult={"multiplier": 1, "values": [4, 20]}),
+     [],
+     None, {1: 20, 2: 20}, 1, 1, None),
+    ("Top Slot not aligned",
+     lambda: framed(9, top=("coin-flip", 3, False), mult={"multiplier": 1, "values": [4, 20]}),
+     [],
+     None, {1: 20, 2: 20}, 1, 1, None),
+    ("Top Slot multiplier True",
+     lambda: framed(9, top=("coin-flip", True, True), mult={"multiplier": 1, "values": [4, 20]}),
+     [],
+     None, {1: 20, 2: 20}, 1, 1, None),
+    ("Top Slot multiplier 0",
+     lambda: framed(9, top=("coin-flip", 0, True), mult={"multiplier": 1, "values": [4, 20]}),
+     [],
+     None, {1: 20, 2: 20}, 1, 1, None),
+    ("a result for seat 7",
+     lambda: framed(9, result={"1": 60, "2": 60, "7": 60}),
+     [
+        ("CF-690.5fg-rescue", 9022, "§ 690.2(f): a coin-flip result for seat 7, which has no accepted wager on "
+                                    "coin-flip"),
+     ],
+     None, {1: 60, 2: 60}, 3, 3, None),
+    ("a result that is no mapping",
+     lambda: framed(9, result=[60, 60]),
+     [
+        ("CF-690.5fg-rescue", None, "malformed coin-flip bonus record: ValueError: bonus_result values is [60, "
+                                    "60], not a mapping of seat to multiplier"),
+     ],
+     'malformed bonus record', {1: 60, 2: 60}, 3, 3, None),
+]
+
+
+@pytest.mark.parametrize("name, build, problems, undetermined, final, top_slot, displayed_multiplier, displayed_final",
+                         FRAMED, ids=[c[0] for c in FRAMED])
+def test_the_frame_of_the_game(name, build, problems, undetermined, final, top_slot, displayed_multiplier,
+                               displayed_final):
+    rep, got = replay(build())
+    assert (got, rep.undetermined, rep.final, rep.top_slot_multiplier, rep.displayed_multiplier,
+            rep.displayed_final) == (problems, undetermined, final, top_slot, displayed_multiplier, displayed_final)
+
+
+def test_the_frame_of_an_untouched_game():
+    rep, problems = replay(framed(1))
+    assert (problems, rep.final, rep.top_slot_multiplier, rep.displayed_multiplier, rep.displayed_final) == (
+        [], {1: 60, 2: 60}, 3, 3, None)
+    assert rep.displayed == rep.shown == (12, 60) and rep.base == (4, 20)
