@@ -17,6 +17,7 @@ import pytest
 from hil.checks import bonus as cb
 from hil.checks.base import BenchView, CheckConfig, RoundView
 from rules import bonus as rb
+from rules.pachinko import DROP_ZONES, Lattice
 from tests.hil.test_hil_bonus_checks import CTW_BASE, RULES, RULES_JSON, Round, bench
 
 GAME_CHECKS = cb.BONUS_CHECKS[:14]
@@ -1717,3 +1718,172 @@ def test_the_frame_of_an_untouched_game():
     assert (problems, rep.final, rep.top_slot_multiplier, rep.displayed_multiplier, rep.displayed_final) == (
         [], {1: 60, 2: 60}, 3, 3, None)
     assert rep.displayed == rep.shown == (12, 60) and rep.base == (4, 20)
+
+
+# ------------------------------------------------------------------ the statistics
+def events_round(events, n: int = 1) -> RoundView:
+    r = Round("1", n=n)
+    for device, kind, payload in events:
+        r.add(device, kind, payload)
+    return RoundView.of(n, r.events)
+
+
+def one_check(rounds, check, bench_view=None, **config):
+    return judge(rounds, [check], bench_view, CheckConfig(**config))[check.id]
+
+
+def test_merge_sparse_and_pearson_exactly():
+    assert cb.merge_sparse([1, 2, 3, 4], [2.0, 3.0, 1.0, 4.0]) == ([3.0, 7.0], [5.0, 5.0])  # 5 expected: a cell
+    assert cb.merge_sparse([1, 2], [1.0, 1.0]) == ([3.0], [2.0])  # never 5: one cell of everything
+    assert cb.merge_sparse([0, 0, 7], [5.0, 0.0, 0.0]) == ([7.0], [5.0])  # a remainder joins the last cell
+    assert cb.merge_sparse([3], [0.0]) == ([3.0], [0.0]) and cb.merge_sparse([], []) == ([], [])
+    assert cb.merge_sparse([1, 1, 1], [2.0, 2.0, 2.0], min_expected=2.0) == ([1.0, 1.0, 1.0], [2.0, 2.0, 2.0])
+    assert cb.pearson([5.0], [5.0]) == (0.0, 0)
+    assert cb.pearson([3.0, 7.0], [5.0, 5.0]) == (1.6, 1)
+    assert cb.pearson([1.0, 2.0, 6.0], [2.0, 4.0, 3.0]) == (0.5 + 1.0 + 3.0, 2)
+
+
+def ctw_stop(sections):
+    return ("ctw_wheel", "ctw_stop", {"sections": sections})
+
+
+UNIFORM = [ctw_stop([k % 64, 3, 6]) for k in range(320)]  # 5 on each section
+LUMPY = ([ctw_stop([k, 0, 0]) for k in range(20) for _ in range(8)] + [ctw_stop([k, 0, 0]) for k in range(20, 40)
+                                                                        for _ in range(2)]
+         + [ctw_stop([k, 0, 0]) for k in range(40, 64) for _ in range(5)])  # 20 sections at 8, 20 at 2
+
+
+def test_ctw_stops_from_320_and_the_stops_left_out():
+    bad = [ctw_stop("x"), ctw_stop([]), ctw_stop(["1"]), ctw_stop([64]), ctw_stop([-1]), ("ctw_wheel", "ctw_stop", "x")]
+    assert one_check([events_round(UNIFORM + bad)], cb.CrazyTimeWorldStops) == (
+        "pass", "320 stops consistent with a uniform virtual wheel: p = 1",
+        [("stops", 320, "stops", ">= 320 stops"), ("stops_excluded", 5, "stops", None), ("chi2", 0.0, "1", None),
+         ("dof", 63, "1", None), ("p_value", 1.0, "1", ">= 0.01")], [])
+    assert one_check([events_round(UNIFORM[:319] + [ctw_stop([63, 2, 5])])], cb.CrazyTimeWorldStops)[0] == "pass"
+    assert one_check([events_round(UNIFORM[:319])], cb.CrazyTimeWorldStops) == (
+        "indeterminate", "319 Crazy Time World stops: too few for the χ² test (need 320)",
+        [("stops", 319, "stops", ">= 320 stops"), ("stops_excluded", 0, "stops", None)], [])
+
+
+def test_ctw_stops_judged_at_alpha():
+    verdict, summary, m, findings = one_check([events_round(LUMPY[:160]), events_round(LUMPY[160:], 2)],
+                                              cb.CrazyTimeWorldStops)
+    assert (verdict, summary, m[:4]) == ("pass", "320 stops consistent with a uniform virtual wheel: p = 0.205", [
+        ("stops", 320, "stops", ">= 320 stops"), ("stops_excluded", 0, "stops", None),
+        ("chi2", 71.99999999999994, "1", None), ("dof", 63, "1", None)])  # 40 sections each 3 off 5: 40 * 9 / 5
+    assert m[4] == ("p_value", pytest.approx(0.20461175810026055, rel=1e-9), "1", ">= 0.01") and findings == []
+    verdict, summary, m, findings = one_check([events_round(LUMPY)], cb.CrazyTimeWorldStops, chi2_alpha=0.5)
+    assert (verdict, summary, m[4][3]) == ("fail", "the virtual wheel's stops are not uniform (p = 0.205)", ">= 0.5")
+    assert findings == [(0, None, "χ² = 72.0 on 63 dof, p = 0.205 < 0.5: the wheel does not stop uniformly (section 0 "
+                                  "under clapper 1 8 times of 320, expected 5.0)")]
+    verdict, summary, m, findings = one_check([events_round([ctw_stop([5, 8, 11])] * 300 + UNIFORM[:20])],
+                                              cb.CrazyTimeWorldStops)
+    assert (verdict, summary, findings) == ("fail", "the virtual wheel's stops are not uniform (p = 0)", [
+        (0, None, "χ² = 17804.0 on 63 dof, p = 0 < 0.01: the wheel does not stop uniformly (section 5 under clapper "
+                  "1 301 times of 320, expected 5.0)")])
+
+
+def flip(face, start=None):
+    return ("coin_flipper", "coin_flip_stop", {"face": face, **({"start_face": start} if start else {})})
+
+
+def test_coin_fairness_counts_and_both_tests():
+    flips = ([flip("red", "red")] * 6 + [flip("blue", "red")] * 4 + [flip("red")] * 2
+             + [flip("green", "red"), ("coin_flipper", "coin_flip_stop", "x"), flip("blue", "green")])
+    rates = [("flips", 13, "flips", ">= 13 flips"), ("red_rate", 8 / 13, "1", "1/2"), ("start_face_rate", 0.6, "1", "1/2")]
+    assert one_check([events_round(flips)], cb.CoinFairness, chi2_min_spins=13) == (
+        "pass", "13 flips consistent with a fair coin: smallest p = 0.581",
+        rates + [("p_value_red", 0.5810546875, "1", ">= 0.005 (α = 0.01 / 2)"),
+                 ("p_value_start_face", 0.75390625, "1", ">= 0.005 (α = 0.01 / 2)")], [])
+    assert one_check([events_round(flips)], cb.CoinFairness, chi2_min_spins=14) == (
+        "indeterminate", "13 flips: too few for the binomial tests (need 14)",
+        [("flips", 13, "flips", ">= 14 flips")] + rates[1:], [])
+    assert one_check([events_round([])], cb.CoinFairness) == (
+        "indeterminate", "0 flips: too few for the binomial tests (need 1000)",
+        [("flips", 0, "flips", ">= 1000 flips"), ("red_rate", None, "1", "1/2"), ("start_face_rate", None, "1", "1/2")],
+        [])
+    # 10 red of 12: p = 0.0386, above 0.01 / 2
+    assert one_check([events_round([flip("red")] * 10 + [flip("blue", "blue")] * 2)], cb.CoinFairness,
+                     chi2_min_spins=12)[:2] == ("pass", "12 flips consistent with a fair coin: smallest p = 0.0386")
+
+
+def test_coin_fairness_fails_each_test_in_its_own_words():
+    verdict, summary, m, findings = one_check([events_round([flip("red", "blue")] * 30 + [flip("blue", "red")] * 30)],
+                                              cb.CoinFairness, chi2_min_spins=60)
+    assert (verdict, summary) == ("fail", "the coin is not fair: smallest p = 1.73e-18")
+    assert m == [("flips", 60, "flips", ">= 60 flips"), ("red_rate", 0.5, "1", "1/2"),
+                 ("start_face_rate", 0.0, "1", "1/2"), ("p_value_red", 1.0, "1", ">= 0.005 (α = 0.01 / 2)"),
+                 ("p_value_start_face", 2 * 0.5 ** 60, "1", ">= 0.005 (α = 0.01 / 2)")]
+    assert findings == [(0, None, "the face up at launch also up at rest in 0 of 60 flips (0.000); p = 1.73e-18 < "
+                                  "0.005 against a fair 1/2")]
+    verdict, summary, m, findings = one_check([events_round([flip("red")] * 10)], cb.CoinFairness, chi2_min_spins=10)
+    assert (verdict, summary, m[3:]) == ("fail", "the coin is not fair: smallest p = 0.00195", [
+        ("p_value_red", 2 * 0.5 ** 10, "1", ">= 0.01 (α = 0.01 / 1)")])
+    assert findings == [(0, None, "red face up in 10 of 10 flips (1.000); p = 0.00195 < 0.01 against a fair 1/2")]
+
+
+def landed(zone, spot):
+    return ("pachinko", "puck_landed", {"zone": zone, "spot": spot})
+
+
+def lattice_landings(per_zone: int, shift: int = 0):
+    """Landings per drop zone in the proportions of the 12-row lattice, shifted ``shift`` spots right."""
+    m = Lattice(12).zone_matrix()
+    return [landed(z, min(16, k + 1 + shift)) for i, z in enumerate(DROP_ZONES) for k in range(16)
+            for _ in range(round(per_zone * float(m[i][k])))]
+
+
+def test_pachinko_landings_rows_declared_or_not():
+    rv = events_round([landed(4, 5)])
+    counted = [("landings", 1, "landings", ">= 1000 landings"), ("landings_excluded", 0, "landings", None)]
+    assert one_check([rv], cb.PachinkoLandings, BenchView(info={}, rules=None)) == (
+        "indeterminate", "no declared peg rows (no Rules Submission, no Pachinko device_info)", counted, [])
+    assert one_check([rv], cb.PachinkoLandings, BenchView(info={"pachinko": {"rows": "x"}}, rules=None)) == (
+        "fail", "the declared peg lattice is unusable", counted,
+        [(0, None, "§ 690.7(b): the declared lattice is unusable: invalid literal for int() with base 10: 'x'")])
+    # the device's rows when no Rules Submission: 12 rows cannot take zone 4 to spot 16
+    rv = events_round([landed(4, 5), landed(4, 16), landed(4, 16), landed(3, 5), landed(4, "1"), landed(4, 0),
+                       landed(4, 17), ("pachinko", "puck_landed", "x"), landed(13, 16)])
+    assert one_check([rv], cb.PachinkoLandings, BenchView(info={"pachinko": {"rows": 12}}, rules=None)) == (
+        "fail", "landings the declared lattice cannot produce",
+        [("landings", 4, "landings", ">= 1000 landings"), ("landings_excluded", 4, "landings", None)],
+        [(0, None, "§ 690.7(b), (d): 2 puck(s) dropped from zone 4 came to rest in spot 16, which a 12-row lattice "
+                   "cannot reach from there")])
+
+
+def test_pachinko_landings_too_few():
+    rv = events_round([landed(4, 5)])
+    assert one_check([rv], cb.PachinkoLandings, chi2_min_spins=2) == (
+        "indeterminate", "1 landings: too few for the χ² test (need 2)",
+        [("landings", 1, "landings", ">= 2 landings"), ("landings_excluded", 0, "landings", None)], [])
+    assert one_check([rv], cb.PachinkoLandings, chi2_min_spins=1) == (
+        "indeterminate", "too few landings per zone for a χ² test",
+        [("landings", 1, "landings", ">= 1 landings"), ("landings_excluded", 0, "landings", None)], [])
+
+
+def test_pachinko_landings_pass_and_fail_per_zone_and_pooled():
+    verdict, summary, m, findings = one_check([events_round(lattice_landings(40))], cb.PachinkoLandings,
+                                              chi2_min_spins=408)
+    assert (verdict, summary, findings) == ("pass", "408 landings consistent with the 12-row lattice: smallest p = 1", [])
+    assert m == [("landings", 408, "landings", ">= 408 landings"), ("landings_excluded", 0, "landings", None),
+                 ("chi2_per_zone", pytest.approx(0.21246993796544206, rel=1e-12), "1", None),
+                 ("dof_per_zone", 40, "1", None), ("p_value_per_zone", 1.0, "1", ">= 0.005 (α = 0.01 / 2)"),
+                 ("chi2_pooled", pytest.approx(0.06028414815111202, rel=1e-12), "1", None),
+                 ("dof_pooled", 13, "1", None),
+                 ("p_value_pooled", pytest.approx(0.9999999999999322, rel=1e-12), "1", ">= 0.005 (α = 0.01 / 2)")]
+    verdict, summary, m, findings = one_check([events_round(lattice_landings(40, shift=1))], cb.PachinkoLandings,
+                                              chi2_min_spins=100)
+    assert (verdict, summary) == ("fail", "landings deviate from the declared lattice (smallest p = 6.24e-11)")
+    assert m[2:] == [("chi2_per_zone", pytest.approx(126.64238453582962, rel=1e-12), "1", None),
+                     ("dof_per_zone", 40, "1", None),
+                     ("p_value_per_zone", pytest.approx(6.241546933552362e-11, rel=1e-9), "1",
+                      ">= 0.005 (α = 0.01 / 2)"),
+                     ("chi2_pooled", pytest.approx(45.62735696419743, rel=1e-12), "1", None),
+                     ("dof_pooled", 13, "1", None),
+                     ("p_value_pooled", pytest.approx(1.6438734333508793e-05, rel=1e-9), "1",
+                      ">= 0.005 (α = 0.01 / 2)")]
+    assert findings == [
+        (0, None, "per_zone: χ² = 126.6 on 40 dof, p = 6.24e-11 < 0.005: the landings do not follow the 12-row "
+                  "lattice (mean landing spot 9.49, expected 8.50)"),
+        (0, None, "pooled: χ² = 45.6 on 13 dof, p = 1.64e-05 < 0.005: the landings do not follow the 12-row lattice "
+                  "(mean landing spot 9.49, expected 8.50)")]
