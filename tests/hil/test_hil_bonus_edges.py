@@ -35,8 +35,10 @@ def tallies(rep) -> dict[str, int]:
                                          "double_landings", "spins", "picks", "auto_picks")}
 
 
-def judge(rounds, checks, bench_view: BenchView | None = None, config: CheckConfig = CheckConfig()):
-    """Each check's (verdict, summary, [(measurement, value, unit, limit)], [(round, seq, words)])."""
+def judge(rounds, checks, bench_view: BenchView | None = None, config: CheckConfig = CheckConfig(),
+          total: int | None = None):
+    """Each check's (verdict, summary, [(measurement, value, unit, limit)], [(round, seq, words)]); every
+    finding is listed unless ``total`` says how many were counted."""
     out = {}
     for cls in checks:
         c = cls(config)
@@ -44,7 +46,7 @@ def judge(rounds, checks, bench_view: BenchView | None = None, config: CheckConf
         for rv in rounds:
             c.observe(rv)
         res = c.result()
-        assert res.findings_total == len(res.findings)
+        assert res.findings_total == (len(res.findings) if total is None else total)
         out[res.id] = (res.verdict, res.summary, [(m.name, m.value, m.unit, m.limit) for m in res.measurements],
                        [(f.round, f.seq, f.message) for f in res.findings])
     return out
@@ -1728,8 +1730,8 @@ def events_round(events, n: int = 1) -> RoundView:
     return RoundView.of(n, r.events)
 
 
-def one_check(rounds, check, bench_view=None, **config):
-    return judge(rounds, [check], bench_view, CheckConfig(**config))[check.id]
+def one_check(rounds, check, bench_view=None, total=None, **config):
+    return judge(rounds, [check], bench_view, CheckConfig(**config), total)[check.id]
 
 
 def test_merge_sparse_and_pearson_exactly():
@@ -1887,3 +1889,84 @@ def test_pachinko_landings_pass_and_fail_per_zone_and_pooled():
                   "lattice (mean landing spot 9.49, expected 8.50)"),
         (0, None, "pooled: χ² = 45.6 on 13 dof, p = 1.64e-05 < 0.005: the landings do not follow the 12-row lattice "
                   "(mean landing spot 9.49, expected 8.50)")]
+
+
+def generated(game, values, device="board"):
+    return (device, "board_generated", {"board_id": 1, "game": game, "values": values})
+
+
+def cells(counts: dict[str, int], need: int = 1000):
+    return [(f"cells_{g}", counts.get(g, 0), "cells", f">= {need} cells to test")
+            for g in ("coin-flip", "cash-hunt", "pachinko", "crazy-time")]
+
+
+CH_WEIGHTS = RULES.cash_hunt.multiplier_weights
+CH_FAIR = [v for v, k in CH_WEIGHTS.items() for _ in range(round(2000 * k / sum(CH_WEIGHTS.values())))]  # 1999
+PA_HALF_DOUBLE = ([generated("pachinko", [2] * 15 + [rb.DOUBLE]) for _ in range(50)]
+                  + [generated("pachinko", [2] * 16) for _ in range(50)])
+
+
+def test_board_values_undeclared_and_what_is_not_a_board():
+    junk = [("board", "board_generated", "x"), generated("x", [5]), generated("1", [5]), generated("cash-hunt", "x"),
+            generated("cash-hunt", [6], "croupier")]
+    rv = events_round(junk + [generated("cash-hunt", [5, 6, 6, rb.DOUBLE]), generated("coin-flip", [6])])
+    assert one_check([rv], cb.BoardValues, total=2) == (
+        "fail", "2 cell(s) with a multiplier the Rules Submission does not declare",
+        cells({"coin-flip": 1, "cash-hunt": 1}) + [("cells_undeclared", 2, "cells", "== 0")],
+        [(1, 1023, "a cash-hunt board shows 6, a multiplier the Rules Submission's cash_hunt.multiplier_weights do not "
+                   "declare (5, 7, 10, 15, 20, 25, 30, 40, 50, 75, 100, 150, 200, 250, 500)")])
+    rv = events_round(junk + [generated("cash-hunt", [5, 7])])
+    assert one_check([rv], cb.BoardValues, BenchView(info={}, rules=None)) == (
+        "indeterminate", "no Rules Submission on record: no declared weights",
+        cells({"cash-hunt": 2}) + [("cells_undeclared", 0, "cells", "== 0")], [])
+    assert one_check([rv], cb.BoardValues) == (
+        "indeterminate", "no game with 1000 generated cells: too few for the χ² test",
+        cells({"cash-hunt": 2}) + [("cells_undeclared", 0, "cells", "== 0")], [])
+
+
+def test_board_values_chi2_per_game():
+    verdict, summary, m, findings = one_check([events_round([generated("cash-hunt", CH_FAIR)])], cb.BoardValues,
+                                              chi2_min_spins=1999)
+    assert (verdict, summary, findings) == (
+        "pass", "1 game(s) consistent with the declared weights, 0 with the declared Double share: smallest p = 1", [])
+    assert m == cells({"cash-hunt": 1999}, 1999) + [
+        ("cells_undeclared", 0, "cells", "== 0"), ("chi2_cash-hunt", pytest.approx(0.07121005995421709, rel=1e-12),
+                                                   "1", None),
+        ("dof_cash-hunt", 14, "1", None),
+        ("p_value_cash-hunt", pytest.approx(0.999999999999986, rel=1e-12), "1", ">= 0.01 (α = 0.01 / 1)")]
+    verdict, summary, m, findings = one_check([events_round([generated("cash-hunt", CH_FAIR + [500] * 40)])],
+                                              cb.BoardValues, chi2_min_spins=1999)
+    assert (verdict, summary) == ("fail", "1 deviation(s) from the declared multiplier weights")
+    assert m[5:] == [("chi2_cash-hunt", pytest.approx(284.1407992401124, rel=1e-12), "1", None),
+                     ("dof_cash-hunt", 14, "1", None),
+                     ("p_value_cash-hunt", pytest.approx(2.3762922759563223e-52, rel=1e-9), "1",
+                      ">= 0.01 (α = 0.01 / 1)")]
+    assert findings == [(0, None, "cash-hunt: χ² = 284.1 on 14 dof, p = 2.38e-52 < 0.01; largest deviation at 500x: "
+                                  "45 of 2039 cells, expected 5.5")]
+
+
+def test_board_values_double_share_from_100_boards():
+    undeclared = ("cells_undeclared", 0, "cells", "== 0")
+    big = 10**9  # the cells' χ² out of the way
+    assert one_check([events_round(PA_HALF_DOUBLE)], cb.BoardValues, chi2_min_spins=big) == (
+        "pass", "0 game(s) consistent with the declared weights, 1 with the declared Double share: smallest p = 1",
+        cells({"pachinko": 1550}, big) + [undeclared, ("double_share_pachinko", 0.5, "1", "declared 1/2 (0.5)"),
+                                          ("p_value_double_pachinko", 1.0, "1", ">= 0.01")], [])
+    assert one_check([events_round(PA_HALF_DOUBLE[:99])], cb.BoardValues, chi2_min_spins=big) == (
+        "indeterminate", f"no game with {big} generated cells: too few for the χ² test",
+        cells({"pachinko": 1534}, big) + [undeclared], [])
+    thirty = PA_HALF_DOUBLE[:30] + PA_HALF_DOUBLE[50:] + PA_HALF_DOUBLE[50:70]
+    verdict, summary, m, findings = one_check([events_round(thirty)], cb.BoardValues, chi2_min_spins=big)
+    assert (verdict, summary) == ("fail", "1 deviation(s) from the declared multiplier weights")
+    assert m[5:] == [("double_share_pachinko", 0.3, "1", "declared 1/2 (0.5)"),
+                     ("p_value_double_pachinko", pytest.approx(7.85013964559367e-05, rel=1e-9), "1", ">= 0.01")]
+    assert findings == [(0, None, "pachinko: 30 of 100 boards showed a Double (0.300); the Rules Submission declares "
+                                  "1/2 (0.500); binomial p = 7.85e-05 < 0.01")]
+    # both tests: Bonferroni over the two
+    verdict, summary, m, findings = one_check([events_round([generated("cash-hunt", CH_FAIR)] + PA_HALF_DOUBLE)],
+                                              cb.BoardValues, chi2_min_spins=1999)
+    assert (verdict, summary) == (
+        "pass", "1 game(s) consistent with the declared weights, 1 with the declared Double share: smallest p = 1")
+    assert [(x[0], x[3]) for x in m[5:]] == [
+        ("double_share_pachinko", "declared 1/2 (0.5)"), ("p_value_double_pachinko", ">= 0.005"),
+        ("chi2_cash-hunt", None), ("dof_cash-hunt", None), ("p_value_cash-hunt", ">= 0.005 (α = 0.01 / 1)")]
