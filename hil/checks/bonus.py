@@ -1605,7 +1605,8 @@ class BoardValues(Check):
             p = float(stats.chi2.sf(s, d)) if d else 1.0
             worst = min(worst, p)
             m += [Measurement(f"chi2_{g}", s, "1"), Measurement(f"dof_{g}", d, "1"),
-                  Measurement(f"p_value_{g}", p, "1", limit=f">= {level:.4g} (α = {alpha} / {len(tested)})")]
+                  Measurement(f"p_value_{g}", p, "1",
+                              limit=f">= {level:.4g} (α = {alpha} / {len(tested) + len(doubles)})")]
             if p < level:
                 dev = max(support, key=lambda v: abs(self.counts[g].get(v, 0) - n * par.multiplier_weights[v] / total))
                 self.finding(0, None, f"{g}: χ² = {s:.1f} on {d} dof, p = {p:.3g} < {level:.4g}; largest deviation "
