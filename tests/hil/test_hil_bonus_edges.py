@@ -308,8 +308,10 @@ def test_ctw_checks_report_the_problems_they_own_round_by_round():
                                       "random when the time elapses"),
       ("CTW-690.8cd-countdown", 9019, "§ 690.8(d): the wheel was started before the time for players to select a "
                                       "clapper had elapsed (countdown_end)")], "no selection for seat(s) [1]", {}),
-    ({"seats": (), "spins": [(5, 8, 11), (9, 12, 15)]},
+    ({"seats": (), "spins": [(5, 8, 11), (9, 12, 15), (1, 4, 7)]},
      [("CTW-690.8cd-countdown", 9023, "§ 690.8(d)–(e): the wheel was spun again after every player's payout odds "
+                                      "were settled"),
+      ("CTW-690.8cd-countdown", 9025, "§ 690.8(d)–(e): the wheel was spun again after every player's payout odds "
                                       "were settled")], None, {}),
     ({"spins": [(5, 8, 64)]}, [("CTW-690.8b-wheel", 9023, "§ 690.8(b): the wheel reported sections [5, 8, 64] under "
                                                         "its 3 clappers (sections 0..63)")],
@@ -486,13 +488,20 @@ PA_BASE = (10, 2, 3, 4, 5, 0, 20, 3, 400, 15, 4, 25, 50, 2, 7, 100)  # spot 6 (i
 PA_CHECKS = (cb.PachinkoMultipliers, cb.PachinkoDropZone, cb.PachinkoDouble, cb.PachinkoRescue, cb.PachinkoOrder)
 
 
-def pachinko(n: int, steps, *, pay=0, top=("1", 1, False), base=PA_BASE, result: bool = True) -> RoundView:
+def pachinko(n: int, steps, *, pay=0, top=("1", 1, False), base=PA_BASE, result: bool = True,
+             late_multiplier: bool = False) -> RoundView:
     """Steps: ("drop", zone, spot[, drawn]) a drawn zone, the drop and its landing; ("zone", value[, n])
     a drop-zone draw alone; ("puck", zone) a drop alone; ("land", zone, spot) a landing alone;
-    ("doubled", values[, device]); ("rescue", 0|1); ("rescued", values); ("void",)."""
+    ("doubled", values[, device]); ("rescue", 0|1); ("rescued", values); ("void",); ("raw", device, kind,
+    payload). ``late_multiplier``: the board shown multiplied only after the first step."""
     r = Round("pachinko", top=top, n=n)
-    r.board(base, top[1] if top[2] and top[0] == "pachinko" else 1)
-    for step in steps:
+    m = top[1] if top[2] and top[0] == "pachinko" else 1
+    if late_multiplier:
+        r.add("board", "board_generated", {"board_id": 1, "game": "pachinko", "values": list(base), "multiplier": 1,
+                                           "device_time_s": r.t}, dt=1.0)
+    else:
+        r.board(base, m)
+    for k, step in enumerate(steps):
         kind, args = step[0], step[1:]
         if kind == "drop":
             r.drop(*args)
@@ -511,6 +520,11 @@ def pachinko(n: int, steps, *, pay=0, top=("1", 1, False), base=PA_BASE, result:
             r.add("croupier", "board_rescued", {"board_id": 1, "spot": 0, "trigger": 0, "values": list(args[0])})
         elif kind == "void":
             r.add("croupier", "bonus_void", {"reason": "the puck lodged"})
+        elif kind == "raw":
+            r.add(*args)
+        if late_multiplier and k == 0:
+            r.add("board", "board_multiplied", {"board_id": 1, "game": "pachinko", "multiplier": m,
+                                                "values": list(rb.apply_top_slot(base, m)), "device_time_s": r.t})
     if not result:
         r.add("croupier", "round_end", {"round": n, "void": False, "result": "pachinko"})
         return RoundView.of(n, r.events)
@@ -523,7 +537,8 @@ PA_RESCUED = rb.pachinko_rescue(PA_DOUBLED, 4)  # after a Rescue Drop on 4x (spo
 
 def pa_golden() -> RoundView:
     return pachinko(1, [("drop", 8, 6), ("doubled", PA_DOUBLED), ("doubled", PA_BASE, "pachinko"),
-                        ("drop", 5, 2), ("rescue", 1), ("rescued", PA_RESCUED), ("drop", 9, 3)], pay=PA_RESCUED[2])
+                        ("drop", 5, 2), ("rescue", 1), ("rescued", PA_RESCUED), ("drop", 9, 3),
+                        ("raw", "croupier", "board_draw", {"purpose": "rescue", "n": 2, "value": 1})], pay=PA_RESCUED[2])
 
 
 def pa_scan() -> RoundView:
@@ -727,6 +742,10 @@ NO_RESCUE = RULES.model_copy(update={"pachinko": RULES.pachinko.model_copy(
 BEFORE_TOP_SLOT = RULES.model_copy(update={"rescue_reading": "before-top-slot"})
 PA_X2 = ("pachinko", 2, True)
 PA_X2_RESCUED = rb.pachinko_rescue(rb.apply_top_slot(PA_BASE, 2), 8, "before-top-slot", 2)
+# under a Top Slot x25 judged before it, a 50x is a 2x — but not the literal 50x that replaced the Double
+PA_X25 = ("pachinko", 25, True)
+BTS25_DOUBLED = rb.pachinko_double(rb.apply_top_slot(PA_BASE, 25), 6)
+BTS25_RESCUED = rb.pachinko_rescue(BTS25_DOUBLED, 100, "before-top-slot", 25, literal={5})  # = BTS25_DOUBLED
 PA_SHORT = [
     ("never lands",
      lambda: pachinko(9, [("zone", 5), ("puck", 5)]),
@@ -874,6 +893,83 @@ PA_SHORT = [
      ],
      None, {1: 4, 2: 4},
      "the puck came to rest on spot 2, showing 4x"),
+    ("the board multiplied after the first drop",
+     lambda: pachinko(9, [("drop", 4, 1)], pay=20, top=PA_X2, late_multiplier=True),
+     RULES, [
+        ("PA-690.7f-order", 9022, "§ 690.7(f): the Top Slot multiplier was applied (board shown ×2, seq 9022) "
+                                  "after the puck was dropped (puck_drop) (seq 9020); it must be applied prior to "
+                                  "it"),
+     ],
+     None, {1: 20, 2: 20},
+     "the puck came to rest on spot 1, showing 20x"),
+    ("after the Double a drop from zone 2 without a draw",
+     lambda: pachinko(9, [("drop", 8, 6), ("doubled", PA_DOUBLED), ("puck", 2), ("land", 2, 1)], pay=20),
+     RULES, [
+        ("PA-690.7d-drop-zone", 9024, "§ 690.7(d): the puck was dropped above landing spot 2, outside the area "
+                                      "above landing spots 4 through 13 (the center half of the board)"),
+        ("PA-690.7d-drop-zone", 9024, "§ 690.7(d): the puck was dropped from zone 2 without a randomly selected "
+                                      "drop zone (no drop_zone draw by the board for this drop)"),
+     ],
+     None, {1: 20, 2: 20},
+     "the puck came to rest on spot 1, showing 20x after the Double"),
+    ("two drops after the final landing, without draws",
+     lambda: pachinko(9, [("drop", 8, 6), ("doubled", PA_DOUBLED), ("drop", 5, 1), ("puck", 6), ("land", 6, 9),
+                          ("puck", 7), ("land", 7, 9)], pay=20),
+     RULES, [
+        ("PA-690.7d-drop-zone", 9027, "§ 690.7(d): the puck was dropped from zone 6 without a randomly selected "
+                                      "drop zone (no drop_zone draw by the board for this drop)"),
+        ("PA-690.7e-double", 9027, "§ 690.7: the puck was dropped again after it came to rest on 20x, which "
+                                   "constituted the winning payout odds"),
+        ("PA-690.7d-drop-zone", 9029, "§ 690.7(d): the puck was dropped from zone 7 without a randomly selected "
+                                      "drop zone (no drop_zone draw by the board for this drop)"),
+        ("PA-690.7e-double", 9029, "§ 690.7: the puck was dropped again after it came to rest on 20x, which "
+                                   "constituted the winning payout odds"),
+     ],
+     None, {1: 20, 2: 20},
+     "the puck came to rest on spot 1, showing 20x after the Double"),
+    ("a landing spot 'x'",
+     lambda: pachinko(9, [("drop", 4, "x")]),
+     RULES, [
+        ("PA-690.7d-drop-zone", None, "malformed pachinko bonus record: ValueError: landing spot is 'x', not a "
+                                      "whole number"),
+     ],
+     'malformed bonus record', {},
+     None),
+    ("a doubled board 'x'",
+     lambda: pachinko(9, [("drop", 8, 6), ("doubled", "x"), ("drop", 5, 1)]),
+     RULES, [
+        ("PA-690.7d-drop-zone", None, "malformed pachinko bonus record: ValueError: board_doubled values[0] is "
+                                      "'x', not a whole number"),
+     ],
+     'malformed bonus record', {},
+     None),
+    ("a rescued board 'x'",
+     lambda: pachinko(9, [("drop", 4, 2), ("rescue", 1), ("rescued", "x"), ("drop", 5, 1)]),
+     RULES, [
+        ("PA-690.7d-drop-zone", None, "malformed pachinko bonus record: ValueError: board_rescued values[0] is "
+                                      "'x', not a whole number"),
+     ],
+     'malformed bonus record', {},
+     None),
+    ("a rescue draw 'x'",
+     lambda: pachinko(9, [("drop", 4, 2), ("rescue", "x")]),
+     RULES, [
+        ("PA-690.7d-drop-zone", None, "malformed pachinko bonus record: ValueError: rescue draw value is 'x', not "
+                                      "a whole number"),
+     ],
+     'malformed bonus record', {},
+     None),
+    ("x25 before the Top Slot: the 50x of the Double is 50x",
+     lambda: pachinko(9, [("drop", 8, 6), ("doubled", BTS25_DOUBLED), ("drop", 5, 6)], pay=50, top=PA_X25),
+     BEFORE_TOP_SLOT, [],
+     None, {1: 50, 2: 50},
+     "the puck came to rest on spot 6, showing 50x after the Double"),
+    ("x25 before the Top Slot: a Rescue Drop keeps the 50x",
+     lambda: pachinko(9, [("drop", 8, 6), ("doubled", BTS25_DOUBLED), ("drop", 5, 2), ("rescue", 1),
+                          ("rescued", BTS25_RESCUED), ("drop", 6, 6)], pay=50, top=PA_X25),
+     BEFORE_TOP_SLOT, [],
+     None, {1: 50, 2: 50},
+     "the puck came to rest on spot 6, showing 50x after a Rescue Drop"),
 ]
 
 
@@ -1970,3 +2066,44 @@ def test_board_values_double_share_from_100_boards():
     assert [(x[0], x[3]) for x in m[5:]] == [
         ("double_share_pachinko", "declared 1/2 (0.5)"), ("p_value_double_pachinko", ">= 0.005"),
         ("chi2_cash-hunt", None), ("dof_cash-hunt", None), ("p_value_cash-hunt", ">= 0.005 (α = 0.01 / 2)")]
+
+
+def test_every_game_check_without_a_game_and_the_rows_declared():
+    assert judge([events_round([])], GAME_CHECKS) == {
+        "CF-690.5c-multipliers": ("indeterminate", "no coin-flip game in the trace",
+            [("games", 0, "games", None), ("games_with_top_slot_multiplier", 0, "games", None), ("max_multiplier_shown", None, "x", "generated in [2, 100] x, then x the Top Slot multiplier")], []),
+        "CF-690.5e-order": ("indeterminate", "no coin-flip game in the trace",
+            [("games", 0, "games", None)], []),
+        "CF-690.5fg-rescue": ("indeterminate", "no coin-flip game in the trace",
+            [("games", 0, "games", None), ("flips_meeting_f1_f3", 0, "flips", None), ("rescue_flips", 0, "flips", "only after a flip meeting (f)(1)–(3)")], []),
+        "CH-690.6b-multipliers": ("indeterminate", "no cash-hunt game in the trace",
+            [("games", 0, "games", None), ("games_with_top_slot_multiplier", 0, "games", None), ("max_multiplier_shown", None, "x", "generated in [5, 500] x, then x the Top Slot multiplier")], []),
+        "CH-690.6cd-order": ("indeterminate", "no cash-hunt game in the trace",
+            [("games", 0, "games", None), ("selections_by_players", 0, "selections", None), ("selections_automatic", 0, "selections", None)], []),
+        "CH-690.6f-per-player": ("indeterminate", "no cash-hunt game in the trace",
+            [("games", 0, "games", None), ("seat_results_verified", 0, "seats", None)], []),
+        "PA-690.7c-multipliers": ("indeterminate", "no pachinko game in the trace",
+            [("games", 0, "games", None), ("games_with_top_slot_multiplier", 0, "games", None), ("max_multiplier_shown", None, "x", "generated in [2, 400] x, then x the Top Slot multiplier")], []),
+        "PA-690.7d-drop-zone": ("indeterminate", "no pachinko game in the trace",
+            [("games", 0, "games", None), ("drops", 0, "drops", "zone in 4..13, as drawn")], []),
+        "PA-690.7e-double": ("indeterminate", "no pachinko game with a landing on Double in the trace",
+            [("games", 0, "games", None), ("a_landing_on_Double", 0, "games", None)], []),
+        "PA-690.7g-rescue": ("indeterminate", "no pachinko game with a landing on 2x, 3x or 4x in the trace",
+            [("games", 0, "games", None), ("a_landing_on_2x,_3x_or_4x", 0, "games", None), ("rescue_drops", 0, "drops", None)], []),
+        "PA-690.7f-order": ("indeterminate", "no pachinko game in the trace",
+            [("games", 0, "games", None)], []),
+        "CTW-690.8b-wheel": ("indeterminate", "no crazy-time game in the trace",
+            [("games", 0, "games", None), ("games_with_top_slot_multiplier", 0, "games", None), ("max_multiplier_shown", None, "x", "generated in [15, 400] x, then x the Top Slot multiplier"), ("wheel_stops_checked", 0, "stops", None)], []),
+        "CTW-690.8cd-countdown": ("indeterminate", "no crazy-time game in the trace",
+            [("games", 0, "games", None), ("selections_by_players", 0, "selections", None), ("selections_automatic", 0, "selections", None)], []),
+        "CTW-690.8e-double": ("indeterminate", "no crazy-time game with a selected clapper on Double in the trace",
+            [("games", 0, "games", None), ("a_selected_clapper_on_Double", 0, "games", None)], []),
+    }
+    measured = [("games", 0, "games", None), ("games_with_top_slot_multiplier", 0, "games", None),
+                ("max_multiplier_shown", None, "x", "generated in [2, 400] x, then x the Top Slot multiplier")]
+    assert judge([], [cb.PachinkoMultipliers], bench(rows=14))["PA-690.7c-multipliers"] == (
+        "fail", "1 deviation(s) from § 690.7(b)–(c), (c)(1)–(3), (f)", measured,
+        [(0, None, "§ 690.7(b): the Pachinko board declares 14 peg rows; the Rules Submission's pachinko.rows is 12")])
+    for view in (BenchView(info={"pachinko": {"rows": 14}}, rules=None), BenchView(info={}, rules=RULES_JSON)):
+        assert judge([], [cb.PachinkoMultipliers], view)["PA-690.7c-multipliers"] == (
+            "indeterminate", "no pachinko game in the trace", measured, [])
