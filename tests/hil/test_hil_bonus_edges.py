@@ -16,6 +16,7 @@ import pytest
 
 from hil.checks import bonus as cb
 from hil.checks.base import BenchView, CheckConfig, RoundView
+from hil.trace import Event
 from rules import bonus as rb
 from rules.pachinko import DROP_ZONES, Lattice
 from tests.hil.test_hil_bonus_checks import CTW_BASE, RULES, RULES_JSON, Round, bench
@@ -2107,3 +2108,200 @@ def test_every_game_check_without_a_game_and_the_rows_declared():
     for view in (BenchView(info={"pachinko": {"rows": 14}}, rules=None), BenchView(info={}, rules=RULES_JSON)):
         assert judge([], [cb.PachinkoMultipliers], view)["PA-690.7c-multipliers"] == (
             "indeterminate", "no pachinko game in the trace", measured, [])
+
+
+def edited(rv: RoundView, kind: str, payload, which: int = 0) -> RoundView:
+    """The round with the ``which``-th event of ``kind`` given ``payload`` (a dict updates it; a key set to
+    ``...`` is removed)."""
+    events, k = [], 0
+    for e in rv.events:
+        if e.kind == kind:
+            if k == which:
+                e = Event(e.seq, e.round, e.sim_time, e.wall_ns, e.device, e.kind,
+                          {k: v for k, v in {**e.payload, **payload}.items() if v is not ...}
+                          if isinstance(payload, dict) else payload)
+            k += 1
+        events.append(e)
+    return RoundView.of(rv.n, events)
+
+
+def forced_on(spot) -> RoundView:
+    """A Coin Flip game played after the lab forced ``spot`` on a wheel that rested on 1."""
+    rv = framed(9)
+    events = list(rv.events)
+    i = next(k for k, e in enumerate(events) if e.kind == "spin_valid")
+    events.insert(i + 1, Event(9900, 9, events[i].sim_time, 0, "croupier", "forced_result", {"spot": spot}))
+    events = [Event(e.seq, e.round, e.sim_time, e.wall_ns, e.device, e.kind, {**e.payload, "spot": "1"})
+              if e.kind in ("spin_stop", "spin_valid") else e for e in events]
+    return RoundView.of(9, events)
+
+
+def coin_late(n: int, shown_multiplier: int) -> RoundView:
+    """No Top Slot on the game; the board shown x``shown_multiplier`` only after the coin was flipped."""
+    r = Round("coin-flip", n=n)
+    r.add("board", "board_generated", {"board_id": 1, "game": "coin-flip", "values": [4, 20], "multiplier": 1,
+                                       "device_time_s": r.t}, dt=1.0)
+    r.flip("blue")
+    r.add("board", "board_multiplied", {"board_id": 1, "game": "coin-flip", "multiplier": shown_multiplier,
+                                        "values": [4 * shown_multiplier, 20 * shown_multiplier], "device_time_s": r.t})
+    return r.settle({1: 20, 2: 20})
+
+
+BTS = BEFORE_TOP_SLOT
+MISC = [
+    ("a board drawn at a time that is no number",
+     lambda: edited(framed(9), "board_generated", {"device_time_s": "x"}),
+     RULES, [
+        ("CF-690.5fg-rescue", None, "malformed coin-flip bonus record: ValueError: board_generated device_time_s "
+                                    "is 'x', not a time"),
+     ],
+     'malformed bonus record', {}),
+    ("a board drawn without a device time: its trace time, after the rest",
+     lambda: edited(framed(9, early=0.0), "board_generated", {"device_time_s": ...}),
+     RULES, [],
+     None, {1: 60, 2: 60}),
+    ("the wheel's rest without a time of its own: its trace time",
+     lambda: edited(framed(9, early=2.0), "spin_stop", {"stop_time_s": ...}),
+     RULES, [
+        ("CF-690.5e-order", 9018, "§ 690.5(c): the board's multipliers were drawn at t=109.300 s, 2.000 s before "
+                                  "the wheel came to rest on coin-flip (t=111.300 s): they must be generated when "
+                                  "the bonus game begins, after it was triggered"),
+     ],
+     None, {1: 60, 2: 60}),
+    ("a coin flip whose payload is no object",
+     lambda: edited(framed(9), "coin_flip_stop", "x"),
+     RULES, [
+        ("CF-690.5fg-rescue", None, "malformed coin-flip bonus record: TypeError: coin_flip_stop payload is str, "
+                                    "not an object"),
+     ],
+     'malformed bonus record', {}),
+    ("a bonus_start whose payload is no object",
+     lambda: edited(framed(9), "bonus_start", "x"),
+     RULES, [
+        ("CF-690.5fg-rescue", None, "malformed coin-flip bonus record: TypeError: bonus_start payload is str, not "
+                                    "an object"),
+     ],
+     'malformed bonus record', {}),
+    ("the wheel's rest without its own time",
+     lambda: edited(framed(9, early=0.0), "spin_stop", {"stop_time_s": None}),
+     RULES, [
+        ("CF-690.5fg-rescue", None, "malformed coin-flip bonus record: ValueError: spin_stop stop_time_s is None, "
+                                    "not a time"),
+     ],
+     'malformed bonus record', {}),
+    ("seat 1's wager refused for the table's limits",
+     lambda: framed(9, extra=[("croupier", "wager_rejected", {"wager_id": "9-1", "kind": "limits"}),
+                              ("croupier", "wager_rejected", {"wager_id": "9-2", "kind": "late"}),
+                              ("croupier", "wager_rejected", "x")]),
+     RULES, [
+        ("CF-690.5fg-rescue", 9017, "§ 690.2(f): the bonus game was played for seats [1, 2]; the seats with an "
+                                    "accepted wager on coin-flip are [2]"),
+        ("CF-690.5fg-rescue", 9025, "§ 690.2(f): a coin-flip result for seat 1, which has no accepted wager on "
+                                    "coin-flip"),
+     ],
+     None, {2: 60}),
+    ("a press whose seat is no number",
+     lambda: edited(framed(9), "press", {"seat": "2"}, 1),
+     RULES, [
+        ("CF-690.5fg-rescue", 9017, "§ 690.2(f): the bonus game was played for seats [1, 2]; the seats with an "
+                                    "accepted wager on coin-flip are [1]"),
+        ("CF-690.5fg-rescue", 9022, "§ 690.2(f): a coin-flip result for seat 2, which has no accepted wager on "
+                                    "coin-flip"),
+     ],
+     None, {1: 60}),
+    ("a Top Slot report whose payload is no object",
+     lambda: edited(framed(9), "top_slot_stop", "x"),
+     RULES, [
+        ("CF-690.5c-multipliers", 9019, "§ 690.5(e): the board was shown ×3; expected ×1 (no Top Slot multiplier "
+                                        "on this game): red side: expected 4x, shown 12x; blue side: expected 20x, "
+                                        "shown 60x"),
+        ("CF-690.5c-multipliers", 9022, "seat 1: the croupier's coin-flip result is 60x; the trace gives 20x: the "
+                                        "initial flip landed blue up: 20x (red 4x / blue 20x, blue face up) — 60x "
+                                        "is what the board as displayed gives; it was not multiplied by the Top "
+                                        "Slot's ×1 (§ 690.5(e))"),
+        ("CF-690.5c-multipliers", 9022, "seat 2: the croupier's coin-flip result is 60x; the trace gives 20x: the "
+                                        "initial flip landed blue up: 20x (red 4x / blue 20x, blue face up) — 60x "
+                                        "is what the board as displayed gives; it was not multiplied by the Top "
+                                        "Slot's ×1 (§ 690.5(e))"),
+        ("CF-690.5c-multipliers", 9023, "wager 9-1 of seat 1 paid at 60 to 1; the coin-flip game gives 20 to 1: "
+                                        "the initial flip landed blue up: 20x (red 4x / blue 20x, blue face up) — "
+                                        "60x is what the board as displayed gives; it was not multiplied by the Top "
+                                        "Slot's ×1 (§ 690.5(e))"),
+        ("CF-690.5c-multipliers", 9024, "wager 9-2 of seat 2 paid at 60 to 1; the coin-flip game gives 20 to 1: "
+                                        "the initial flip landed blue up: 20x (red 4x / blue 20x, blue face up) — "
+                                        "60x is what the board as displayed gives; it was not multiplied by the Top "
+                                        "Slot's ×1 (§ 690.5(e))"),
+     ],
+     None, {1: 20, 2: 20}),
+    ("a forced result on no spot",
+     lambda: forced_on("x"),
+     RULES, None, None, None),
+    ("a forced result on coin-flip",
+     lambda: forced_on("coin-flip"),
+     RULES, [],
+     None, {1: 60, 2: 60}),
+    ("the spin's outcome without the wheel's report",
+     lambda: RoundView.of(9, [e for e in framed(9).events if e.kind != "spin_stop"]),
+     RULES, [],
+     None, {1: 60, 2: 60}),
+    ("no valid spin",
+     lambda: RoundView.of(9, [e for e in framed(9).events if e.kind != "spin_valid"]),
+     RULES, None, None, None),
+    ("before the Top Slot, no Top Slot: judged as displayed",
+     lambda: coin(9, [("flip", "red"), ("rescue", 1)], base=(4, 20), pay=4),
+     BTS, [
+        ("CF-690.5fg-rescue", 9022, "§ 690.5(f): a Rescue Flip was drawn although (f)(1)–(3) did not all hold "
+                                    "(red 4x / blue 20x, red face up; judged on the values as displayed "
+                                    "(rescue_reading 'before-top-slot')): § 690.5(f)(1): the small multiplier was "
+                                    "4x, not 2x or 3x"),
+        ("CF-690.5fg-rescue", 9022, "§ 690.5(g): a Rescue Flip was activated but the coin was not flipped again"),
+     ],
+     'Rescue Flip not flipped', {}),
+    ("the board multiplied x1 after the flip: nothing to apply",
+     lambda: coin_late(9, 1),
+     RULES, [],
+     None, {1: 20, 2: 20}),
+    ("the board shown x2 after the flip under no Top Slot",
+     lambda: coin_late(9, 2),
+     RULES, [
+        ("CF-690.5c-multipliers", 9021, "§ 690.5(e): the board was shown ×2; expected ×1 (no Top Slot multiplier "
+                                        "on this game): red side: expected 4x, shown 8x; blue side: expected 20x, "
+                                        "shown 40x"),
+        ("CF-690.5e-order", 9021, "§ 690.5(e): the Top Slot multiplier was applied (board shown ×2, seq 9021) "
+                                  "after the coin was flipped (coin_flip_start) (seq 9019); it must be applied "
+                                  "prior to it"),
+     ],
+     None, {1: 20, 2: 20}),
+    ("a first reason kept",
+     lambda: ctw_short(9, countdown=False, spins=[(5, 8)]),
+     RULES, [
+        ("CTW-690.8cd-countdown", 9016, "§ 690.8(c): no countdown timer on record (countdown_start / "
+                                        "countdown_end)"),
+        ("CTW-690.8cd-countdown", 9016, "§ 690.8(c): seat(s) [1] have no selection; one must be made "
+                                        "automatically at random when the time elapses"),
+        ("CTW-690.8cd-countdown", 9019, "§ 690.8(d): the wheel was started before the time for players to select "
+                                        "a clapper had elapsed (countdown_end)"),
+        ("CTW-690.8b-wheel", 9020, "§ 690.8(b): the wheel reported sections [5, 8] under its 3 clappers (sections "
+                                   "0..63)"),
+     ],
+     'no selection for seat(s) [1]', {}),
+    ("a doubled Pachinko board of 17 spots",
+     lambda: pachinko(9, [("drop", 8, 6), ("doubled", PA_DOUBLED + (3,)), ("drop", 5, 1)], pay=20),
+     RULES, [
+        ("PA-690.7e-double", 9023, "§ 690.7(e)(1)–(2): after the Double on spot 6 the board shows [20x, 4x, 6x, "
+                                   "8x, 10x, 50x, 40x, 6x, 800x, 30x, 8x, 50x, 100x, 4x, 14x, 200x, … (17 cells)]: "
+                                   "17 cells shown, 16 expected (all other multipliers doubled, the Double replaced "
+                                   "with 50x)"),
+     ],
+     None, {1: 20, 2: 20}),
+]
+
+
+@pytest.mark.parametrize("name, build, rules, problems, undetermined, final", MISC, ids=[c[0] for c in MISC])
+def test_records_out_of_the_ordinary(name, build, rules, problems, undetermined, final):
+    rep = cb.replay_bonus(build(), rules)
+    if problems is None:
+        assert rep is None  # not settled on a bonus game: nothing to replay
+        return
+    assert ([(p.check, p.ev.seq if p.ev is not None else None, p.message) for p in rep.problems], rep.undetermined,
+            rep.final) == (problems, undetermined, final)
