@@ -298,7 +298,8 @@ def test_ctw_checks_report_the_problems_they_own_round_by_round():
     ({}, [("CTW-690.8cd-countdown", 9022, "§ 690.8(d): the wheel never came to rest")], "no wheel spin", {}),
     ({"result": False}, [("CTW-690.8cd-countdown", 9016, "§ 690.8(d): the wheel never came to rest"),
                          ("CTW-690.8cd-countdown", 9022,
-                          "§ 690.4(b): no crazy-time bonus_result on record for a settled round")], "no wheel spin", {}),
+                          "§ 690.4(b): no crazy-time bonus_result on record for a settled round")],
+     "no wheel spin", {}),
     ({"void": True}, [], "no wheel spin", {}),
     ({"countdown": False, "void": True, "spins": [(0, 3, 6)]},
      [("CTW-690.8cd-countdown", 9019, "§ 690.8(d): the wheel was started before the time for players to select a "
@@ -398,7 +399,8 @@ BAD_STOP = (5, 5025, "§ 690.8(b): the wheel reported sections [1, 2, 99] under 
         (5, 5029, "§ 690.8(b)(4): the clappers rest on sections [5, 6, 7] (offsets [0, 1, 2] from clapper 1); the "
                   "declared clappers [0, 3, 6] are at offsets [0, 3, 6]")]),
     ({"clappers": [0, 3, 6], "sections": 8}, [
-        (0, None, "§ 690.8(b): the wheel declares 8 sections; it must have 64"), (0, None, "declared clappers [0, 3, 6]: § 690.8(b)(4): the clappers on sections 6 and 0 have 1 "
+        (0, None, "§ 690.8(b): the wheel declares 8 sections; it must have 64"),
+        (0, None, "declared clappers [0, 3, 6]: § 690.8(b)(4): the clappers on sections 6 and 0 have 1 "
                    "section(s) between them; at least 2 required"), BAD_STOP,
         (5, 5029, "§ 690.8(b)(4): the clappers rest on sections [5, 6, 7] (offsets [0, 1, 2] from clapper 1); the "
                   "declared clappers [0, 3, 6] are at offsets [0, 3, 6]")]),
@@ -455,9 +457,9 @@ def ctw_one(n: int, *, late_multiplier: bool = False, doubled_values=None, seat=
 
 def test_ctw_the_top_slot_multiplier_applied_after_the_countdown_commenced():
     rep, problems = replay(ctw_one(6, late_multiplier=True))
-    assert problems == [("CTW-690.8cd-countdown", 6019, "§ 690.8(f): the Top Slot multiplier was applied (board shown "
-                                                        "×2, seq 6019) after the countdown timer commenced (seq 6018); "
-                                                        "it must be applied prior to it")]
+    assert problems == [("CTW-690.8cd-countdown", 6019, "§ 690.8(f): the Top Slot multiplier was applied (board "
+                                                        "shown ×2, seq 6019) after the countdown timer commenced "
+                                                        "(seq 6018); it must be applied prior to it")]
     assert rep.final == {1: 100}
 
 
@@ -539,7 +541,8 @@ PA_RESCUED = rb.pachinko_rescue(PA_DOUBLED, 4)  # after a Rescue Drop on 4x (spo
 def pa_golden() -> RoundView:
     return pachinko(1, [("drop", 8, 6), ("doubled", PA_DOUBLED), ("doubled", PA_BASE, "pachinko"),
                         ("drop", 5, 2), ("rescue", 1), ("rescued", PA_RESCUED), ("drop", 9, 3),
-                        ("raw", "croupier", "board_draw", {"purpose": "rescue", "n": 2, "value": 1})], pay=PA_RESCUED[2])
+                        ("raw", "croupier", "board_draw", {"purpose": "rescue", "n": 2, "value": 1})],
+                    pay=PA_RESCUED[2])
 
 
 def pa_scan() -> RoundView:
@@ -1001,7 +1004,8 @@ def test_pa_a_rescued_board_shown_wrong_names_its_paragraph(cells, para, words):
     rv = pachinko(9, [("drop", 4, 3), ("rescue", 1), ("rescued", [v for v in shown if v is not None]),
                       ("drop", 5, 7)], pay=20)
     rep, problems = replay(rv)
-    assert problems == [("PA-690.7g-rescue", 9024, f"§ 690.7{para}: after the Rescue Drop on 3x the board shows {words}")]
+    assert problems == [("PA-690.7g-rescue", 9024,
+                         f"§ 690.7{para}: after the Rescue Drop on 3x the board shows {words}")]
     assert rep.final == {1: 20, 2: 20}
 
 
@@ -1426,7 +1430,8 @@ def framed(n: int, *, top=("coin-flip", 3, True), base=(4, 20), start=None, gens
                                            "device_time_s": stop - early if early is not None else r.t, **g}, dt=1.0)
     if mult is not None:
         r.add("board", "board_multiplied", {"board_id": 1, "game": "coin-flip", "multiplier": m,
-                                            "values": list(rb.apply_top_slot(base, m)), "device_time_s": r.t, **dict(mult)})
+                                            "values": list(rb.apply_top_slot(base, m)), "device_time_s": r.t,
+                                            **dict(mult)})
     for e in extra:
         r.add(*e)
     for face in flips:
@@ -1437,9 +1442,9 @@ def framed(n: int, *, top=("coin-flip", 3, True), base=(4, 20), start=None, gens
         r.add("croupier", "bonus_result", {"game": "coin-flip", "values": result if result is not None else
                                            {str(s): value for s in r.seats}})
         for i, seat in enumerate(r.seats):
-            r.add("croupier", "pay", {"wager_id": f"{n}-{i + 1}", "seat": seat, "spot": "coin-flip", "stake_cents": 1000,
-                                      "odds": f"{value} to 1", "odds_ratio": str(value), "win_cents": 1000 * value,
-                                      "capped": False})
+            r.add("croupier", "pay", {"wager_id": f"{n}-{i + 1}", "seat": seat, "spot": "coin-flip",
+                                      "stake_cents": 1000, "odds": f"{value} to 1", "odds_ratio": str(value),
+                                      "win_cents": 1000 * value, "capped": False})
         r.add("croupier", "pay", {"wager_id": f"{n}-99", "seat": 1, "spot": "1", "odds_ratio": "1"})  # another spot
     if end != "none":
         r.add("croupier", "round_end", {"round": n, "void": end == "void", "result": "coin-flip"})
@@ -1873,8 +1878,8 @@ def test_ctw_stops_judged_at_alpha():
     assert m[4] == ("p_value", pytest.approx(0.20461175810026055, rel=1e-9), "1", ">= 0.01") and findings == []
     verdict, summary, m, findings = one_check([events_round(LUMPY)], cb.CrazyTimeWorldStops, chi2_alpha=0.5)
     assert (verdict, summary, m[4][3]) == ("fail", "the virtual wheel's stops are not uniform (p = 0.205)", ">= 0.5")
-    assert findings == [(0, None, "χ² = 72.0 on 63 dof, p = 0.205 < 0.5: the wheel does not stop uniformly (section 0 "
-                                  "under clapper 1 8 times of 320, expected 5.0)")]
+    assert findings == [(0, None, "χ² = 72.0 on 63 dof, p = 0.205 < 0.5: the wheel does not stop uniformly "
+                                  "(section 0 under clapper 1 8 times of 320, expected 5.0)")]
     verdict, summary, m, findings = one_check([events_round([ctw_stop([5, 8, 11])] * 300 + UNIFORM[:20])],
                                               cb.CrazyTimeWorldStops)
     assert (verdict, summary, findings) == ("fail", "the virtual wheel's stops are not uniform (p = 0)", [
@@ -1889,7 +1894,8 @@ def flip(face, start=None):
 def test_coin_fairness_counts_and_both_tests():
     flips = ([flip("red", "red")] * 6 + [flip("blue", "red")] * 4 + [flip("red")] * 2
              + [flip("green", "red"), ("coin_flipper", "coin_flip_stop", "x"), flip("blue", "green")])
-    rates = [("flips", 13, "flips", ">= 13 flips"), ("red_rate", 8 / 13, "1", "1/2"), ("start_face_rate", 0.6, "1", "1/2")]
+    rates = [("flips", 13, "flips", ">= 13 flips"), ("red_rate", 8 / 13, "1", "1/2"),
+             ("start_face_rate", 0.6, "1", "1/2")]
     assert one_check([events_round(flips)], cb.CoinFairness, chi2_min_spins=13) == (
         "pass", "13 flips consistent with a fair coin: smallest p = 0.581",
         rates + [("p_value_red", 0.5810546875, "1", ">= 0.005 (α = 0.01 / 2)"),
@@ -1963,7 +1969,8 @@ def test_pachinko_landings_too_few():
 def test_pachinko_landings_pass_and_fail_per_zone_and_pooled():
     verdict, summary, m, findings = one_check([events_round(lattice_landings(40))], cb.PachinkoLandings,
                                               chi2_min_spins=408)
-    assert (verdict, summary, findings) == ("pass", "408 landings consistent with the 12-row lattice: smallest p = 1", [])
+    assert (verdict, summary, findings) == (
+        "pass", "408 landings consistent with the 12-row lattice: smallest p = 1", [])
     assert m == [("landings", 408, "landings", ">= 408 landings"), ("landings_excluded", 0, "landings", None),
                  ("chi2_per_zone", pytest.approx(0.21246993796544206, rel=1e-12), "1", None),
                  ("dof_per_zone", 40, "1", None), ("p_value_per_zone", 1.0, "1", ">= 0.005 (α = 0.01 / 2)"),
@@ -2070,35 +2077,37 @@ def test_board_values_double_share_from_100_boards():
 
 
 def test_every_game_check_without_a_game_and_the_rows_declared():
+    games = ("games", 0, "games", None)
+
+    def board(lo, hi):
+        return [games, ("games_with_top_slot_multiplier", 0, "games", None),
+                ("max_multiplier_shown", None, "x", f"generated in [{lo}, {hi}] x, then x the Top Slot multiplier")]
+    selections = [games, ("selections_by_players", 0, "selections", None),
+                  ("selections_automatic", 0, "selections", None)]
     assert judge([events_round([])], GAME_CHECKS) == {
-        "CF-690.5c-multipliers": ("indeterminate", "no coin-flip game in the trace",
-            [("games", 0, "games", None), ("games_with_top_slot_multiplier", 0, "games", None), ("max_multiplier_shown", None, "x", "generated in [2, 100] x, then x the Top Slot multiplier")], []),
-        "CF-690.5e-order": ("indeterminate", "no coin-flip game in the trace",
-            [("games", 0, "games", None)], []),
-        "CF-690.5fg-rescue": ("indeterminate", "no coin-flip game in the trace",
-            [("games", 0, "games", None), ("flips_meeting_f1_f3", 0, "flips", None), ("rescue_flips", 0, "flips", "only after a flip meeting (f)(1)–(3)")], []),
-        "CH-690.6b-multipliers": ("indeterminate", "no cash-hunt game in the trace",
-            [("games", 0, "games", None), ("games_with_top_slot_multiplier", 0, "games", None), ("max_multiplier_shown", None, "x", "generated in [5, 500] x, then x the Top Slot multiplier")], []),
-        "CH-690.6cd-order": ("indeterminate", "no cash-hunt game in the trace",
-            [("games", 0, "games", None), ("selections_by_players", 0, "selections", None), ("selections_automatic", 0, "selections", None)], []),
+        "CF-690.5c-multipliers": ("indeterminate", "no coin-flip game in the trace", board(2, 100), []),
+        "CF-690.5e-order": ("indeterminate", "no coin-flip game in the trace", [games], []),
+        "CF-690.5fg-rescue": ("indeterminate", "no coin-flip game in the trace", [
+            games, ("flips_meeting_f1_f3", 0, "flips", None),
+            ("rescue_flips", 0, "flips", "only after a flip meeting (f)(1)–(3)")], []),
+        "CH-690.6b-multipliers": ("indeterminate", "no cash-hunt game in the trace", board(5, 500), []),
+        "CH-690.6cd-order": ("indeterminate", "no cash-hunt game in the trace", selections, []),
         "CH-690.6f-per-player": ("indeterminate", "no cash-hunt game in the trace",
-            [("games", 0, "games", None), ("seat_results_verified", 0, "seats", None)], []),
-        "PA-690.7c-multipliers": ("indeterminate", "no pachinko game in the trace",
-            [("games", 0, "games", None), ("games_with_top_slot_multiplier", 0, "games", None), ("max_multiplier_shown", None, "x", "generated in [2, 400] x, then x the Top Slot multiplier")], []),
+                                 [games, ("seat_results_verified", 0, "seats", None)], []),
+        "PA-690.7c-multipliers": ("indeterminate", "no pachinko game in the trace", board(2, 400), []),
         "PA-690.7d-drop-zone": ("indeterminate", "no pachinko game in the trace",
-            [("games", 0, "games", None), ("drops", 0, "drops", "zone in 4..13, as drawn")], []),
+                                [games, ("drops", 0, "drops", "zone in 4..13, as drawn")], []),
         "PA-690.7e-double": ("indeterminate", "no pachinko game with a landing on Double in the trace",
-            [("games", 0, "games", None), ("a_landing_on_Double", 0, "games", None)], []),
+                             [games, ("a_landing_on_Double", 0, "games", None)], []),
         "PA-690.7g-rescue": ("indeterminate", "no pachinko game with a landing on 2x, 3x or 4x in the trace",
-            [("games", 0, "games", None), ("a_landing_on_2x,_3x_or_4x", 0, "games", None), ("rescue_drops", 0, "drops", None)], []),
-        "PA-690.7f-order": ("indeterminate", "no pachinko game in the trace",
-            [("games", 0, "games", None)], []),
+                             [games, ("a_landing_on_2x,_3x_or_4x", 0, "games", None),
+                              ("rescue_drops", 0, "drops", None)], []),
+        "PA-690.7f-order": ("indeterminate", "no pachinko game in the trace", [games], []),
         "CTW-690.8b-wheel": ("indeterminate", "no crazy-time game in the trace",
-            [("games", 0, "games", None), ("games_with_top_slot_multiplier", 0, "games", None), ("max_multiplier_shown", None, "x", "generated in [15, 400] x, then x the Top Slot multiplier"), ("wheel_stops_checked", 0, "stops", None)], []),
-        "CTW-690.8cd-countdown": ("indeterminate", "no crazy-time game in the trace",
-            [("games", 0, "games", None), ("selections_by_players", 0, "selections", None), ("selections_automatic", 0, "selections", None)], []),
+                             board(15, 400) + [("wheel_stops_checked", 0, "stops", None)], []),
+        "CTW-690.8cd-countdown": ("indeterminate", "no crazy-time game in the trace", selections, []),
         "CTW-690.8e-double": ("indeterminate", "no crazy-time game with a selected clapper on Double in the trace",
-            [("games", 0, "games", None), ("a_selected_clapper_on_Double", 0, "games", None)], []),
+                              [games, ("a_selected_clapper_on_Double", 0, "games", None)], []),
     }
     measured = [("games", 0, "games", None), ("games_with_top_slot_multiplier", 0, "games", None),
                 ("max_multiplier_shown", None, "x", "generated in [2, 400] x, then x the Top Slot multiplier")]
