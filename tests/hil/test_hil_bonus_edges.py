@@ -2303,6 +2303,48 @@ MISC = [
                                    "with 50x)"),
      ],
      None, {1: 20, 2: 20}),
+    ("a board numbered before the spin that triggered the game",
+     lambda: reseq(framed(9), "board_generated", 9010),
+     RULES, [
+        ("CF-690.5e-order", 9010, "§ 690.5(c): the board was generated (seq 9010) before the spin that triggered "
+                                  "the game was validated (seq 9015)"),
+     ],
+     None, {1: 60, 2: 60}),
+    ("a bonus game started for no seats",
+     lambda: framed(9, start={"seats": None}),
+     RULES, [
+        ("CF-690.5fg-rescue", 9017, "§ 690.2(f): the bonus game was played for seats None; the seats with an "
+                                    "accepted wager on coin-flip are [1, 2]"),
+     ],
+     None, {1: 60, 2: 60}),
+    ("a game played to its end, the round not ended",
+     lambda: unended(),
+     RULES, [],
+     None, {1: 60, 2: 60}),
+    ("a void game without its result",
+     lambda: pachinko(9, [("drop", 4, 1), ("void",)], result=False),
+     RULES, [],
+     None, {1: 10, 2: 10}),
+    ("a second flip before the Rescue Flip was drawn",
+     lambda: coin(9, [("flip", "red"), ("flip", "blue"), ("rescue", 1)], pay=2),
+     RULES, [
+        ("CF-690.5fg-rescue", 9024, "§ 690.5(g): a Rescue Flip was activated but the coin was not flipped again"),
+     ],
+     'Rescue Flip not flipped', {}),
+    ("a result missing seat 2",  # (its missing value is written "Nonex")
+     lambda: framed(9, result={"1": 60}),
+     RULES, [
+        ("CF-690.5fg-rescue", 9022, "seat 2: the croupier's coin-flip result is Nonex; the trace gives 60x: the "
+                                    "initial flip landed blue up: 60x (red 12x / blue 60x, blue face up)"),
+     ],
+     None, {1: 60, 2: 60}),
+    ("a clapper on section -1",
+     lambda: ctw_short(9, spins=[(-1, 3, 6)]),
+     RULES, [
+        ("CTW-690.8b-wheel", 9023, "§ 690.8(b): the wheel reported sections [-1, 3, 6] under its 3 clappers "
+                                   "(sections 0..63)"),
+     ],
+     'wheel sections malformed', {}),
 ]
 
 
@@ -2314,3 +2356,40 @@ def test_records_out_of_the_ordinary(name, build, rules, problems, undetermined,
         return
     assert ([(p.check, p.ev.seq if p.ev is not None else None, p.message) for p in rep.problems], rep.undetermined,
             rep.final) == (problems, undetermined, final)
+
+
+def reseq(rv: RoundView, kind: str, seq: int) -> RoundView:
+    """The round with its first ``kind`` event renumbered ``seq`` (where it stands in the round unchanged)."""
+    k = next(i for i, e in enumerate(rv.events) if e.kind == kind)
+    e = rv.events[k]
+    return RoundView.of(rv.n, rv.events[:k] + [Event(seq, e.round, e.sim_time, e.wall_ns, e.device, e.kind, e.payload)]
+                        + rv.events[k + 1:])
+
+
+def unended() -> RoundView:
+    """A Coin Flip game played and paid, and no round_end on record: not settled."""
+    rv = framed(9)
+    return RoundView.of(9, [e for e in rv.events if e.kind != "round_end" and e.kind != "bonus_result"])
+
+
+def test_the_multipliers_checks_count_the_top_slot_games_and_the_largest_multiplier_shown():
+    rounds = [framed(1, drop=("top_slot_stop",)), framed(2, top=("coin-flip", 2, True)), framed(3, top=("1", 5, True)),
+              pa_golden(), ctw_golden()]
+    v = judge(rounds, [cb.CoinFlipMultipliers, cb.PachinkoMultipliers, cb.CrazyTimeWorldWheel])
+    assert v["CF-690.5c-multipliers"][:3] == (
+        "fail", "1 deviation(s) from § 690.5(c), (c)(1)–(2), (e)",
+        [("games", 3, "games", None), ("games_with_top_slot_multiplier", 1, "games", None),
+         ("max_multiplier_shown", 40, "x", "generated in [2, 100] x, then x the Top Slot multiplier")])
+    assert v["PA-690.7c-multipliers"][2][:3] == [("games", 1, "games", None),
+                                                 ("games_with_top_slot_multiplier", 0, "games", None),
+                                                 ("max_multiplier_shown", 400, "x",
+                                                  "generated in [2, 400] x, then x the Top Slot multiplier")]
+    assert v["CTW-690.8b-wheel"][2][0] == ("games", 1, "games", None)
+
+
+def test_a_single_cell_of_cells_tested_has_no_degree_of_freedom():
+    assert one_check([events_round([generated("cash-hunt", [5])])], cb.BoardValues, chi2_min_spins=1) == (
+        "pass", "1 game(s) consistent with the declared weights, 0 with the declared Double share: smallest p = 1",
+        cells({"cash-hunt": 1}, 1) + [("cells_undeclared", 0, "cells", "== 0"), ("chi2_cash-hunt", 0.0, "1", None),
+                                      ("dof_cash-hunt", 0, "1", None),
+                                      ("p_value_cash-hunt", 1.0, "1", ">= 0.01 (α = 0.01 / 1)")], [])
