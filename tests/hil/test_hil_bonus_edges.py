@@ -1274,7 +1274,8 @@ REVERSED = list(reversed(range(108)))  # symbol s covers cell 107 - s
 
 
 def cash(n: int, *, seats=(1, 2, 3), picks=None, auto=None, perm=REVERSED, shuffles=1, shuffle_first=True,
-         top=("1", 1, False), late_multiplier: bool = False, void: bool = False, pay=None) -> RoundView:
+         top=("1", 1, False), late_multiplier: bool = False, void: bool = False, pay=None,
+         duration: float = 10.0, lookalike: bool = False) -> RoundView:
     r = Round("cash-hunt", seats=seats, top=top, n=n)
     m = top[1] if top[2] and top[0] == "cash-hunt" else 1
     shown = rb.apply_top_slot(CH_BASE, m)
@@ -1285,6 +1286,8 @@ def cash(n: int, *, seats=(1, 2, 3), picks=None, auto=None, perm=REVERSED, shuff
         r.board(CH_BASE, m)
     if not shuffle_first:
         r.add("croupier", "countdown_start", {"game": "cash-hunt", "duration_s": 10.0})
+    if lookalike:  # the croupier's record of a shuffle is no shuffle: the board's is
+        r.add("croupier", "board_draw", {"purpose": "shuffle", "n": 108, "value": list(range(108))})
     for _ in range(shuffles):
         r.draw("shuffle", 108, perm)
     if late_multiplier:
@@ -1294,6 +1297,8 @@ def cash(n: int, *, seats=(1, 2, 3), picks=None, auto=None, perm=REVERSED, shuff
     auto = {3: 0} if auto is None else auto
     if shuffle_first:
         r.countdown(picks, auto, n=108)
+        if duration != 10.0:
+            next(e for e in r.events if e.kind == "countdown_start").payload["duration_s"] = duration
     else:
         for seat, choice in picks.items():
             ctw_pick(r, seat, choice, game="cash-hunt")
@@ -1307,23 +1312,23 @@ def cash(n: int, *, seats=(1, 2, 3), picks=None, auto=None, perm=REVERSED, shuff
 
 
 def test_ch_golden_every_seat_and_every_check():
-    rep, problems = replay(cash(1, top=("cash-hunt", 2, True)))
+    rep, problems = replay(cash(1, top=("cash-hunt", 2, True), lookalike=True))
     assert problems == [] and rep.undetermined is None and rep.outcome_check == "CH-690.6f-per-player"
     assert rep.final == {1: 10, 2: 10, 3: 30}  # cells 104, 0, 107: 5x, 5x, 15x, times 2
     assert rep.why == {1: "seat 1 selected symbol 3, which covers cell 104 showing 10x (§ 690.6(e)–(f))",
                        2: "seat 2 selected symbol 107, which covers cell 0 showing 10x (§ 690.6(e)–(f))",
                        3: "seat 3 selected symbol 0, which covers cell 107 showing 30x (§ 690.6(e)–(f))"}
     assert (rep.picks, rep.auto_picks) == (2, 1)
-    assert judge([cash(1, top=("cash-hunt", 2, True))], CH_CHECKS) == {
-        "CH-690.6b-multipliers": ("pass", "1 cash-hunt game(s) complied with § 690.6(b), (b)(1)–(2), (g)",
-                                  [("games", 1, "games", None), ("games_with_top_slot_multiplier", 1, "games", None),
+    assert judge([cash(1, top=("cash-hunt", 2, True), lookalike=True), cash(2)], CH_CHECKS) == {
+        "CH-690.6b-multipliers": ("pass", "2 cash-hunt game(s) complied with § 690.6(b), (b)(1)–(2), (g)",
+                                  [("games", 2, "games", None), ("games_with_top_slot_multiplier", 1, "games", None),
                                    ("max_multiplier_shown", 1000, "x",
                                     "generated in [5, 500] x, then x the Top Slot multiplier")], []),
-        "CH-690.6cd-order": ("pass", "1 cash-hunt game(s) complied with § 690.6(c)–(d), (g)",
-                             [("games", 1, "games", None), ("selections_by_players", 2, "selections", None),
-                              ("selections_automatic", 1, "selections", None)], []),
-        "CH-690.6f-per-player": ("pass", "1 cash-hunt game(s) complied with § 690.6(e)–(f)",
-                                 [("games", 1, "games", None), ("seat_results_verified", 3, "seats", None)], []),
+        "CH-690.6cd-order": ("pass", "2 cash-hunt game(s) complied with § 690.6(c)–(d), (g)",
+                             [("games", 2, "games", None), ("selections_by_players", 4, "selections", None),
+                              ("selections_automatic", 2, "selections", None)], []),
+        "CH-690.6f-per-player": ("pass", "2 cash-hunt game(s) complied with § 690.6(e)–(f)",
+                                 [("games", 2, "games", None), ("seat_results_verified", 6, "seats", None)], []),
     }
 
 
@@ -1841,6 +1846,8 @@ def test_merge_sparse_and_pearson_exactly():
     assert cb.merge_sparse([1, 2], [1.0, 1.0]) == ([3.0], [2.0])  # never 5: one cell of everything
     assert cb.merge_sparse([0, 0, 7], [5.0, 0.0, 0.0]) == ([7.0], [5.0])  # a remainder joins the last cell
     assert cb.merge_sparse([3], [0.0]) == ([3.0], [0.0]) and cb.merge_sparse([], []) == ([], [])
+    assert cb.merge_sparse([5, 0], [5.0, 0.5]) == ([5.0], [5.5])  # a remainder expected, none seen
+    assert cb.merge_sparse([5, 1], [5.0, 0.0]) == ([6.0], [5.0])  # one seen, none expected
     assert cb.merge_sparse([1, 1, 1], [2.0, 2.0, 2.0], min_expected=2.0) == ([1.0, 1.0, 1.0], [2.0, 2.0, 2.0])
     assert cb.pearson([5.0], [5.0]) == (0.0, 0)
     assert cb.pearson([3.0, 7.0], [5.0, 5.0]) == (1.6, 1)
@@ -2157,6 +2164,7 @@ def coin_late(n: int, shown_multiplier: int) -> RoundView:
 
 
 BTS = BEFORE_TOP_SLOT
+W4 = [v + (j < 4) for j, v in enumerate(PA_DOUBLED)]  # spots 1-4 one more than doubled
 MISC = [
     ("a board drawn at a time that is no number",
      lambda: edited(framed(9), "board_generated", {"device_time_s": "x"}),
@@ -2345,6 +2353,48 @@ MISC = [
                                    "(sections 0..63)"),
      ],
      'wheel sections malformed', {}),
+    ("a Cash Hunt countdown 1 s short",
+     lambda: cash(9, duration=13.0),
+     RULES, [
+        ("CH-690.6cd-order", 9025, "§ 690.6(d): the countdown announced 13.0 s but ended after 12.000 s"),
+     ],
+     None, {1: 5, 2: 5, 3: 15}),
+    ("red 4x / blue 10x: two conditions unmet",
+     lambda: coin(9, [("flip", "red"), ("rescue", 1), ("flip", "blue")], base=(4, 10), pay=4),
+     RULES, [
+        ("CF-690.5fg-rescue", 9022, "§ 690.5(f): a Rescue Flip was drawn although (f)(1)–(3) did not all hold "
+                                    "(red 4x / blue 10x, red face up; judged on the values as displayed "
+                                    "(rescue_reading 'displayed')): § 690.5(f)(1): the small multiplier was 4x, not "
+                                    "2x or 3x; § 690.5(f)(2): the big multiplier was 10x, not greater than 15x"),
+     ],
+     None, {1: 4, 2: 4}),
+    ("x2 before the Top Slot: 8x / 40x is 4x / 20x",
+     lambda: coin(9, [("flip", "red"), ("rescue", 1), ("flip", "blue")], base=(4, 20), top=CF_X2, pay=8),
+     BTS, [
+        ("CF-690.5fg-rescue", 9022, "§ 690.5(f): a Rescue Flip was drawn although (f)(1)–(3) did not all hold "
+                                    "(red 8x / blue 40x, red face up; judged on the multipliers before the Top "
+                                    "Slot's x2 (rescue_reading 'before-top-slot')): § 690.5(f)(1): the small "
+                                    "multiplier was 4x, not 2x or 3x"),
+     ],
+     None, {1: 8, 2: 8}),
+    ("a doubled Pachinko board of 2 spots",
+     lambda: pachinko(9, [("drop", 8, 6), ("doubled", (20, 4)), ("drop", 5, 1)], pay=20),
+     RULES, [
+        ("PA-690.7e-double", 9023, "§ 690.7(e)(1)–(2): after the Double on spot 6 the board shows [20x, 4x]: 2 "
+                                   "cells shown, 16 expected (all other multipliers doubled, the Double replaced "
+                                   "with 50x)"),
+     ],
+     None, {1: 20, 2: 20}),
+    ("a doubled Pachinko board 4 spots wrong",
+     lambda: pachinko(9, [("drop", 8, 6), ("doubled", W4), ("drop", 5, 1)], pay=20),
+     RULES, [
+        ("PA-690.7e-double", 9023, "§ 690.7(e)(1)–(2): after the Double on spot 6 the board shows [21x, 5x, 7x, "
+                                   "9x, 10x, 50x, 40x, 6x, 800x, 30x, 8x, 50x, 100x, 4x, 14x, 200x]: spot 1: "
+                                   "expected 20x, shown 21x; spot 2: expected 4x, shown 5x; spot 3: expected 6x, "
+                                   "shown 7x (and 1 more cells) (all other multipliers doubled, the Double replaced "
+                                   "with 50x)"),
+     ],
+     None, {1: 20, 2: 20}),
 ]
 
 
