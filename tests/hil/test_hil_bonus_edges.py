@@ -12,6 +12,8 @@ its round."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from hil.checks import bonus as cb
@@ -2020,10 +2022,11 @@ PA_HALF_DOUBLE = ([generated("pachinko", [2] * 15 + [rb.DOUBLE]) for _ in range(
 def test_board_values_undeclared_and_what_is_not_a_board():
     junk = [("board", "board_generated", "x"), generated("x", [5]), generated("1", [5]), generated("cash-hunt", "x"),
             generated("cash-hunt", [6], "croupier")]
-    rv = events_round(junk + [generated("cash-hunt", [5, 6, 6, rb.DOUBLE]), generated("coin-flip", [6])])
+    rv = events_round(junk + [generated("cash-hunt", [rb.DOUBLE, 5, 6, 7]), generated("coin-flip", [6]),
+                              generated("cash-hunt", [6])])  # one finding, at the first board showing 6
     assert one_check([rv], cb.BoardValues, total=2) == (
         "fail", "2 cell(s) with a multiplier the Rules Submission does not declare",
-        cells({"coin-flip": 1, "cash-hunt": 1}) + [("cells_undeclared", 2, "cells", "== 0")],
+        cells({"coin-flip": 1, "cash-hunt": 2}) + [("cells_undeclared", 2, "cells", "== 0")],
         [(1, 1023, "a cash-hunt board shows 6, a multiplier the Rules Submission's cash_hunt.multiplier_weights do not "
                    "declare (5, 7, 10, 15, 20, 25, 30, 40, 50, 75, 100, 150, 200, 250, 500)")])
     rv = events_round(junk + [generated("cash-hunt", [5, 7])])
@@ -2443,3 +2446,49 @@ def test_a_single_cell_of_cells_tested_has_no_degree_of_freedom():
         cells({"cash-hunt": 1}, 1) + [("cells_undeclared", 0, "cells", "== 0"), ("chi2_cash-hunt", 0.0, "1", None),
                                       ("dof_cash-hunt", 0, "1", None),
                                       ("p_value_cash-hunt", 1.0, "1", ">= 0.01 (α = 0.01 / 1)")], [])
+
+
+def test_every_check_counts_the_rounds_it_examined():
+    for cls in cb.BONUS_CHECKS:
+        c = cls(CheckConfig())
+        c.setup(bench())
+        for n in (1, 2, 3):
+            c.observe(events_round([], n))
+        assert c.result().rounds_examined == 3, cls.__name__
+
+
+def test_a_p_value_at_the_level_passes_and_one_float_above_it_fails():
+    """Each statistic is judged p < level: the level itself passes."""
+    stops = [events_round(LUMPY)]
+    p = one_check(stops, cb.CrazyTimeWorldStops)[2][4][1]
+    assert one_check(stops, cb.CrazyTimeWorldStops, chi2_alpha=p)[0] == "pass"
+    assert one_check(stops, cb.CrazyTimeWorldStops, chi2_alpha=math.nextafter(p, 1))[0] == "fail"
+    flips = [events_round([flip("red")] * 10)]  # one test: the level is alpha
+    p = 2 * 0.5 ** 10
+    assert one_check(flips, cb.CoinFairness, chi2_min_spins=10, chi2_alpha=p)[0] == "pass"
+    assert one_check(flips, cb.CoinFairness, chi2_min_spins=10, chi2_alpha=math.nextafter(p, 1))[0] == "fail"
+    thirty = [events_round(PA_HALF_DOUBLE[:30] + PA_HALF_DOUBLE[50:] + PA_HALF_DOUBLE[50:70])]
+    p = one_check(thirty, cb.BoardValues, chi2_min_spins=10**9)[2][6][1]
+    assert one_check(thirty, cb.BoardValues, chi2_min_spins=10**9, chi2_alpha=p)[0] == "pass"
+    assert one_check(thirty, cb.BoardValues, chi2_min_spins=10**9, chi2_alpha=math.nextafter(p, 1))[0] == "fail"
+    board = [events_round([generated("cash-hunt", CH_FAIR + [500] * 3)])]
+    p = one_check(board, cb.BoardValues, chi2_min_spins=1999)[2][7][1]
+    assert one_check(board, cb.BoardValues, chi2_min_spins=1999, chi2_alpha=p)[0] == "pass"
+    assert one_check(board, cb.BoardValues, chi2_min_spins=1999, chi2_alpha=math.nextafter(p, 1))[0] == "fail"
+    landings = [events_round(lattice_landings(40, shift=1))]
+    m = one_check(landings, cb.PachinkoLandings, chi2_min_spins=100)[2]
+    p = 2 * max(m[4][1], m[7][1])  # the larger of the two p-values at the level alpha / 2
+    assert len(one_check(landings, cb.PachinkoLandings, chi2_min_spins=100, chi2_alpha=p)[3]) == 1
+    assert len(one_check(landings, cb.PachinkoLandings, chi2_min_spins=100,
+                         chi2_alpha=math.nextafter(p, 1))[3]) == 2
+
+
+def test_the_double_share_is_judged_against_the_declared_probability():
+    """1/4 declared: 25 Doubles in 100 boards is no deviation (1/2 would be: p = 5.6e-07)."""
+    rules = {**RULES_JSON, "pachinko": {**RULES_JSON["pachinko"], "double_probability": "1/4"}}
+    quarter = [events_round(PA_HALF_DOUBLE[:25] + PA_HALF_DOUBLE[50:] + PA_HALF_DOUBLE[50:75])]
+    verdict, summary, m, findings = one_check(quarter, cb.BoardValues, BenchView(info={}, rules=rules),
+                                              chi2_min_spins=10**9)
+    assert (verdict, findings) == ("pass", [])
+    assert m[5:] == [("double_share_pachinko", 0.25, "1", "declared 1/4 (0.25)"),
+                     ("p_value_double_pachinko", 1.0, "1", ">= 0.01")]
