@@ -2492,3 +2492,65 @@ def test_the_double_share_is_judged_against_the_declared_probability():
     assert (verdict, findings) == ("pass", [])
     assert m[5:] == [("double_share_pachinko", 0.25, "1", "declared 1/4 (0.25)"),
                      ("p_value_double_pachinko", 1.0, "1", ">= 0.01")]
+
+
+def test_pachinko_landings_one_degree_of_freedom_from_one_zone_and_the_rules_rows_first():
+    m = Lattice(12).zone_matrix()[DROP_ZONES.index(8)]
+    zone8 = [landed(8, k + 1) for k in range(16) for _ in range(round(20 * float(m[k])))]  # 19: two merged cells
+    verdict, summary, measured, findings = one_check([events_round(zone8)], cb.PachinkoLandings, chi2_min_spins=1)
+    assert (verdict, summary, findings) == ("pass", "19 landings consistent with the 12-row lattice: smallest p = 0.867",
+                                            [])
+    assert measured == [("landings", 19, "landings", ">= 1 landings"), ("landings_excluded", 0, "landings", None),
+                        ("chi2_per_zone", pytest.approx(0.02825948479262746, rel=1e-12), "1", None),
+                        ("dof_per_zone", 1, "1", None),
+                        ("p_value_per_zone", pytest.approx(0.8665002225074754, rel=1e-9), "1",
+                         ">= 0.005 (α = 0.01 / 2)"),
+                        ("chi2_pooled", pytest.approx(0.02825948479262746, rel=1e-12), "1", None),
+                        ("dof_pooled", 1, "1", None),
+                        ("p_value_pooled", pytest.approx(0.8665002225074754, rel=1e-9), "1",
+                         ">= 0.005 (α = 0.01 / 2)")]
+    # the Rules Submission's 12 rows over the board's declared 14
+    assert one_check([events_round([landed(4, 16)])], cb.PachinkoLandings, bench(rows=14), chi2_min_spins=1)[3] == [
+        (0, None, "§ 690.7(b), (d): 1 puck(s) dropped from zone 4 came to rest in spot 16, which a 12-row lattice "
+                  "cannot reach from there")]
+
+
+def test_board_values_the_largest_deviation_named():
+    no500 = [v for v in CH_FAIR if v != 500]  # 500x missing (5.4 expected); 30x 5 over (5.2 off)
+    verdict, summary, m, findings = one_check([events_round([generated("cash-hunt", no500 + [30] * 5)])],
+                                              cb.BoardValues, chi2_min_spins=1000, chi2_alpha=0.999)
+    assert m[5:] == [("chi2_cash-hunt", pytest.approx(5.720478684268648, rel=1e-12), "1", None),
+                     ("dof_cash-hunt", 14, "1", None),
+                     ("p_value_cash-hunt", pytest.approx(0.9730524746112438, rel=1e-9), "1",
+                      ">= 0.999 (α = 0.999 / 1)")]
+    assert findings == [(0, None, "cash-hunt: χ² = 5.7 on 14 dof, p = 0.973 < 0.999; largest deviation at 500x: 0 "
+                                  "of 1999 cells, expected 5.4")]
+    assert one_check([events_round([generated("cash-hunt", CH_FAIR + [5] * 300)])], cb.BoardValues,
+                     chi2_min_spins=1000)[3] == [
+        (0, None, "cash-hunt: χ² = 172.4 on 14 dof, p = 2.21e-29 < 0.01; largest deviation at 5x: 672 of 2299 cells, "
+                  "expected 427.2")]
+
+
+def test_a_seat_paid_wrong_in_a_game_left_undetermined_has_no_words_for_how():
+    """Clapper 1 lands on Double and is never spun again: seat 2's clapper 3 (75x) is final, but the
+    words of how are written only when the game ends — the finding says so with nothing after "75x: "."""
+    r = Round("crazy-time", seats=(1, 2), n=9)
+    r.board(CTW_BASE)
+    r.countdown({1: 0, 2: 2})
+    r.ctw_spin((0, 3, 6))
+    ctw_doubled(r, (1,), rb.ctw_double(CTW_BASE, second=False))
+    rep, problems = replay(r.settle({1: 0, 2: 80}))
+    assert rep.final == {2: 75} and rep.why == {} and rep.undetermined == "no respin after the Double"
+    assert problems[1:] == [
+        ("CTW-690.8cd-countdown", 9027, "seat 2: the croupier's crazy-time result is 80x; the trace gives 75x: "),
+        ("CTW-690.8cd-countdown", 9029, "wager 9-2 of seat 2 paid at 80 to 1; the crazy-time game gives 75 to 1: ")]
+
+
+def test_payments_of_other_spots_and_malformed_ones_are_passed_over():
+    rv = framed(9, pay=7, extra=[("croupier", "pay", "x"), ("croupier", "pay", {"seat": 1, "spot": "1",
+                                                                                "odds_ratio": "1"})])
+    rep, problems = replay(rv)
+    why = "the initial flip landed blue up: 60x (red 12x / blue 60x, blue face up)"
+    assert [p for p in problems if p[2].startswith("wager")] == [
+        ("CF-690.5fg-rescue", 9025, f"wager 9-1 of seat 1 paid at 7 to 1; the coin-flip game gives 60 to 1: {why}"),
+        ("CF-690.5fg-rescue", 9026, f"wager 9-2 of seat 2 paid at 7 to 1; the coin-flip game gives 60 to 1: {why}")]
