@@ -2498,8 +2498,8 @@ def test_pachinko_landings_one_degree_of_freedom_from_one_zone_and_the_rules_row
     m = Lattice(12).zone_matrix()[DROP_ZONES.index(8)]
     zone8 = [landed(8, k + 1) for k in range(16) for _ in range(round(20 * float(m[k])))]  # 19: two merged cells
     verdict, summary, measured, findings = one_check([events_round(zone8)], cb.PachinkoLandings, chi2_min_spins=1)
-    assert (verdict, summary, findings) == ("pass", "19 landings consistent with the 12-row lattice: smallest p = 0.867",
-                                            [])
+    assert (verdict, summary, findings) == (
+        "pass", "19 landings consistent with the 12-row lattice: smallest p = 0.867", [])
     assert measured == [("landings", 19, "landings", ">= 1 landings"), ("landings_excluded", 0, "landings", None),
                         ("chi2_per_zone", pytest.approx(0.02825948479262746, rel=1e-12), "1", None),
                         ("dof_per_zone", 1, "1", None),
