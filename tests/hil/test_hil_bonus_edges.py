@@ -2398,6 +2398,64 @@ MISC = [
                                    "with 50x)"),
      ],
      None, {1: 20, 2: 20}),
+    ("a generated board that is no list",
+     lambda: framed(9, gens=[{"values": "x"}]),
+     RULES, [
+        ("CF-690.5fg-rescue", None, "malformed coin-flip bonus record: ValueError: board_generated values is 'x', "
+                                    "not a list"),
+     ],
+     'malformed bonus record', {}),
+    ("a Coin Flip board showing Double",
+     lambda: framed(9, base=(0, 20), mult=None, top=("1", 1, False), pay=20),
+     RULES, [
+        ("CF-690.5c-multipliers", 9018, "§ 690.5(c)(1): red side shows Double; multipliers range from 2x to 100x "
+                                        "and this game has no Double"),
+     ],
+     None, {1: 20, 2: 20}),
+    ("shown x1 under a Top Slot x2",
+     lambda: framed(9, top=("coin-flip", 2, True), mult={"multiplier": 1, "values": [4, 20]}, pay=40),
+     RULES, [
+        ("CF-690.5c-multipliers", 9019, "§ 690.5(e): the board was shown ×1; expected ×2 (Top Slot aligned on "
+                                        "coin-flip ×2): red side: expected 8x, shown 4x; blue side: expected 40x, "
+                                        "shown 20x"),
+     ],
+     None, {1: 40, 2: 40}),
+    ("no Top Slot, never multiplied",
+     lambda: framed(9, top=("1", 1, False), mult=None, pay=20),
+     RULES, [],
+     None, {1: 20, 2: 20}),
+    ("a Top Slot x2, never multiplied",
+     lambda: framed(9, top=("coin-flip", 2, True), mult=None, pay=40),
+     RULES, [
+        ("CF-690.5c-multipliers", 9018, "§ 690.5(e): the Top Slot multiplier ×2 was never applied to the board "
+                                        "(Top Slot aligned on coin-flip ×2)"),
+     ],
+     None, {1: 40, 2: 40}),
+    ("a multiplied board that is no list",
+     lambda: framed(9, mult={"values": "x"}),
+     RULES, [
+        ("CF-690.5fg-rescue", None, "malformed coin-flip bonus record: ValueError: board_multiplied values is "
+                                    "'x', not a list"),
+     ],
+     'malformed bonus record', {}),
+    ("before the Top Slot: the regulation's x2 board has a Rescue Flip, as the board shown x1",
+     lambda: coin_shown_x1(),
+     BTS, [
+        ("CF-690.5c-multipliers", 9019, "§ 690.5(e): the board was shown ×1; expected ×2 (Top Slot aligned on "
+                                        "coin-flip ×2): red side: expected 4x, shown 2x; blue side: expected 40x, "
+                                        "shown 20x"),
+     ],
+     None, {1: 40, 2: 40}),
+    ("wager ids without a dash, and with two",
+     lambda: framed(9, extra=[("croupier", "wager_rejected", {"wager_id": "x", "kind": "limits"}),
+                              ("croupier", "wager_rejected", {"wager_id": "z-9-1", "kind": "limits"})]),
+     RULES, [
+        ("CF-690.5fg-rescue", 9017, "§ 690.2(f): the bonus game was played for seats [1, 2]; the seats with an "
+                                    "accepted wager on coin-flip are [2]"),
+        ("CF-690.5fg-rescue", 9024, "§ 690.2(f): a coin-flip result for seat 1, which has no accepted wager on "
+                                    "coin-flip"),
+     ],
+     None, {2: 60}),
 ]
 
 
@@ -2554,3 +2612,24 @@ def test_payments_of_other_spots_and_malformed_ones_are_passed_over():
     assert [p for p in problems if p[2].startswith("wager")] == [
         ("CF-690.5fg-rescue", 9025, f"wager 9-1 of seat 1 paid at 7 to 1; the coin-flip game gives 60 to 1: {why}"),
         ("CF-690.5fg-rescue", 9026, f"wager 9-2 of seat 2 paid at 7 to 1; the coin-flip game gives 60 to 1: {why}")]
+
+
+def coin_shown_x1() -> RoundView:
+    """Red 2x / blue 20x under a Top Slot x2 shown x1; red up, a Rescue Flip, blue up."""
+    r = Round("coin-flip", top=("coin-flip", 2, True), n=9)
+    r.add("board", "board_generated", {"board_id": 1, "game": "coin-flip", "values": [2, 20], "multiplier": 1,
+                                       "device_time_s": r.t}, dt=1.0)
+    r.add("board", "board_multiplied", {"board_id": 1, "game": "coin-flip", "values": [2, 20], "multiplier": 1,
+                                        "device_time_s": r.t})
+    r.flip("red")
+    r.draw("rescue", 2, 1)
+    r.flip("blue")
+    return r.settle({1: 40, 2: 40})
+
+
+def test_a_board_never_multiplied_is_displayed_as_generated():
+    rep, _ = replay(framed(9, top=("coin-flip", 2, True), mult=None, pay=40))
+    assert (rep.displayed, rep.displayed_multiplier, rep.shown, rep.displayed_final) == (
+        (4, 20), 1, (8, 40), {1: 20, 2: 20})
+    rep, _ = replay(coin_shown_x1(), BEFORE_TOP_SLOT)  # each board played with its own multiplier
+    assert (rep.final, rep.displayed_final, rep.displayed_multiplier) == ({1: 40, 2: 40}, {1: 20, 2: 20}, 1)
