@@ -2633,3 +2633,26 @@ def test_a_board_never_multiplied_is_displayed_as_generated():
         (4, 20), 1, (8, 40), {1: 20, 2: 20})
     rep, _ = replay(coin_shown_x1(), BEFORE_TOP_SLOT)  # each board played with its own multiplier
     assert (rep.final, rep.displayed_final, rep.displayed_multiplier) == ({1: 40, 2: 40}, {1: 20, 2: 20}, 1)
+
+
+def test_the_regulation_s_board_undetermined_where_only_it_breaks():
+    """A wheel generated with two Doubles (sections 0 and 1: § 690.8(b)(2)'s finding) but shown with one:
+    the clapper on the Double doubles the wheel as displayed, but the regulation's wheel, with two
+    Doubles, cannot be doubled — its final multipliers are undetermined, and say why."""
+    base = (rb.DOUBLE, rb.DOUBLE) + CTW_BASE[2:]
+    r = Round("crazy-time", seats=(1,), n=9)
+    r.add("board", "board_generated", {"board_id": 1, "game": "crazy-time", "values": list(base), "multiplier": 1,
+                                       "device_time_s": r.t}, dt=1.0)
+    r.add("board", "board_multiplied", {"board_id": 1, "game": "crazy-time", "multiplier": 1,
+                                        "values": [rb.DOUBLE, 20] + list(CTW_BASE[2:]), "device_time_s": r.t})
+    r.countdown({1: 0})
+    r.ctw_spin((0, 3, 6))
+    ctw_doubled(r, (1,), rb.ctw_double((rb.DOUBLE, 20) + CTW_BASE[2:], second=False))
+    r.ctw_spin((5, 8, 11))
+    rep, problems = replay(r.settle({1: 100}))
+    assert (rep.undetermined, rep.final, rep.displayed_final) == ("malformed bonus record (ValueError)", {}, {1: 100})
+    assert problems == [
+        ("CTW-690.8b-wheel", 9017, '§ 690.8(b)(2): "Double" may be displayed in one wheel section only; 2 show it '
+                                   "(section 0, section 1)"),
+        ("CTW-690.8b-wheel", 9018, "§ 690.8(f): the board was shown ×1; expected ×1 (no Top Slot multiplier on this "
+                                   "game): section 1: expected Double, shown 20x")]
