@@ -470,6 +470,8 @@ class TraceWriter:
         #: the devices' declared clock uncertainties, round by round (``ClockDeclarations``): what the
         #: croupier decides a round's wagers with
         self.clock_declarations = ClockDeclarations()
+        # the only kinds ``ClockDeclarations.observe`` reads, first of every kind's watchers
+        self.watch(_DECLARING, lambda device, kind, payload: self.clock_declarations.observe(device, kind, payload))
         self._declarations_round: int | None = None
 
     def close_quietly(self) -> None:
@@ -539,8 +541,6 @@ class TraceWriter:
         if self._declarations_round != rnd:
             self._declarations_round = rnd
             self.clock_declarations.new_round()
-        if kind in _DECLARING:  # the only kinds ``ClockDeclarations.observe`` reads
-            self.clock_declarations.observe(device, kind, payload)
         if kind in self._watched:
             for watcher in self._watched[kind]:
                 watcher(device, kind, payload)

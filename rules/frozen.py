@@ -23,10 +23,10 @@ def quick_init(cls: type[T]) -> type[T]:
         raise TypeError(f"quick_init is for frozen dataclasses; {cls.__name__} is not one")
     if "__slots__" in cls.__dict__:
         raise TypeError(f"quick_init: {cls.__name__} has __slots__ (no instance __dict__ to write)")
-    fields = dataclasses.fields(cls)
-    every = [f for f in cls.__dataclass_fields__.values()]  # type: ignore[attr-defined]
-    if len(every) != len(fields) or any(not f.init or f.default is not dataclasses.MISSING
-                                        or f.default_factory is not dataclasses.MISSING for f in fields):
+    fields = dataclasses.fields(cls)  # InitVar and ClassVar pseudo-fields are left out of it
+    pseudo = len(cls.__dataclass_fields__) != len(fields)  # type: ignore[attr-defined]
+    if pseudo or any(not f.init or f.default is not dataclasses.MISSING
+                     or f.default_factory is not dataclasses.MISSING for f in fields):
         raise TypeError(f"quick_init: {cls.__name__} has a default, a factory, an InitVar or a field out of __init__")
     names = [f.name for f in fields]
     body = [f"    d[{n!r}] = {n}" for n in names]

@@ -1483,6 +1483,32 @@ def test_a_payment_neither_board_gives_is_the_outcome_check_s_when_the_board_was
     assert [p[0] for p in problems] == ["CH-690.6b-multipliers"] + ["CH-690.6f-per-player"] * 6
 
 
+def _displayed_board_paid(shown: str) -> list[tuple[int | str, ...]]:
+    """The findings of a Coin Flip board shown ×``shown`` under a Top Slot ×3 (red 4x / blue 20x generated,
+    blue face up) whose croupier paid both seats 20x: the board as displayed, not multiplied (§ 690.5(e))."""
+    return [
+        ("CF-690.5c-multipliers", 9019, f"§ 690.5(e): the board was shown ×{shown}; expected ×3 (Top Slot aligned on "
+                                        "coin-flip ×3): red side: expected 12x, shown 4x; blue side: expected 60x, "
+                                        "shown 20x"),
+        ("CF-690.5c-multipliers", 9022, "seat 1: the croupier's coin-flip result is 20x; the trace gives 60x: the "
+                                        "initial flip landed blue up: 60x (red 12x / blue 60x, blue face up) — 20x "
+                                        "is what the board as displayed gives; it was not multiplied by the Top "
+                                        "Slot's ×3 (§ 690.5(e))"),
+        ("CF-690.5c-multipliers", 9022, "seat 2: the croupier's coin-flip result is 20x; the trace gives 60x: the "
+                                        "initial flip landed blue up: 60x (red 12x / blue 60x, blue face up) — 20x "
+                                        "is what the board as displayed gives; it was not multiplied by the Top "
+                                        "Slot's ×3 (§ 690.5(e))"),
+        ("CF-690.5c-multipliers", 9023, "wager 9-1 of seat 1 paid at 20 to 1; the coin-flip game gives 60 to 1: "
+                                        "the initial flip landed blue up: 60x (red 12x / blue 60x, blue face up) — "
+                                        "20x is what the board as displayed gives; it was not multiplied by the Top "
+                                        "Slot's ×3 (§ 690.5(e))"),
+        ("CF-690.5c-multipliers", 9024, "wager 9-2 of seat 2 paid at 20 to 1; the coin-flip game gives 60 to 1: "
+                                        "the initial flip landed blue up: 60x (red 12x / blue 60x, blue face up) — "
+                                        "20x is what the board as displayed gives; it was not multiplied by the Top "
+                                        "Slot's ×3 (§ 690.5(e))"),
+    ]
+
+
 FRAMED = [
     ("no bonus game, settled",
      lambda: framed(9, drop=("bonus_start",)),
@@ -1568,27 +1594,7 @@ FRAMED = [
      None, {1: 60, 2: 60}, 3, 3, None),
     ("shown x1, the displayed board paid",
      lambda: framed(9, mult={"multiplier": 1, "values": [4, 20]}, pay=20),
-     [
-        ("CF-690.5c-multipliers", 9019, "§ 690.5(e): the board was shown ×1; expected ×3 (Top Slot aligned on "
-                                        "coin-flip ×3): red side: expected 12x, shown 4x; blue side: expected 60x, "
-                                        "shown 20x"),
-        ("CF-690.5c-multipliers", 9022, "seat 1: the croupier's coin-flip result is 20x; the trace gives 60x: the "
-                                        "initial flip landed blue up: 60x (red 12x / blue 60x, blue face up) — 20x "
-                                        "is what the board as displayed gives; it was not multiplied by the Top "
-                                        "Slot's ×3 (§ 690.5(e))"),
-        ("CF-690.5c-multipliers", 9022, "seat 2: the croupier's coin-flip result is 20x; the trace gives 60x: the "
-                                        "initial flip landed blue up: 60x (red 12x / blue 60x, blue face up) — 20x "
-                                        "is what the board as displayed gives; it was not multiplied by the Top "
-                                        "Slot's ×3 (§ 690.5(e))"),
-        ("CF-690.5c-multipliers", 9023, "wager 9-1 of seat 1 paid at 20 to 1; the coin-flip game gives 60 to 1: "
-                                        "the initial flip landed blue up: 60x (red 12x / blue 60x, blue face up) — "
-                                        "20x is what the board as displayed gives; it was not multiplied by the Top "
-                                        "Slot's ×3 (§ 690.5(e))"),
-        ("CF-690.5c-multipliers", 9024, "wager 9-2 of seat 2 paid at 20 to 1; the coin-flip game gives 60 to 1: "
-                                        "the initial flip landed blue up: 60x (red 12x / blue 60x, blue face up) — "
-                                        "20x is what the board as displayed gives; it was not multiplied by the Top "
-                                        "Slot's ×3 (§ 690.5(e))"),
-     ],
+     _displayed_board_paid("1"),
      None, {1: 60, 2: 60}, 3, 1, {1: 20, 2: 20}),
     ("shown x1, neither board paid",
      lambda: framed(9, mult={"multiplier": 1, "values": [4, 20]}, pay=7),
@@ -1645,51 +1651,11 @@ FRAMED = [
      None, {1: 60, 2: 60}, 3, 3, None),
     ("shown with multiplier True",
      lambda: framed(9, mult={"multiplier": True, "values": [4, 20]}, pay=20),
-     [
-        ("CF-690.5c-multipliers", 9019, "§ 690.5(e): the board was shown ×True; expected ×3 (Top Slot aligned on "
-                                        "coin-flip ×3): red side: expected 12x, shown 4x; blue side: expected 60x, "
-                                        "shown 20x"),
-        ("CF-690.5c-multipliers", 9022, "seat 1: the croupier's coin-flip result is 20x; the trace gives 60x: the "
-                                        "initial flip landed blue up: 60x (red 12x / blue 60x, blue face up) — 20x "
-                                        "is what the board as displayed gives; it was not multiplied by the Top "
-                                        "Slot's ×3 (§ 690.5(e))"),
-        ("CF-690.5c-multipliers", 9022, "seat 2: the croupier's coin-flip result is 20x; the trace gives 60x: the "
-                                        "initial flip landed blue up: 60x (red 12x / blue 60x, blue face up) — 20x "
-                                        "is what the board as displayed gives; it was not multiplied by the Top "
-                                        "Slot's ×3 (§ 690.5(e))"),
-        ("CF-690.5c-multipliers", 9023, "wager 9-1 of seat 1 paid at 20 to 1; the coin-flip game gives 60 to 1: "
-                                        "the initial flip landed blue up: 60x (red 12x / blue 60x, blue face up) — "
-                                        "20x is what the board as displayed gives; it was not multiplied by the Top "
-                                        "Slot's ×3 (§ 690.5(e))"),
-        ("CF-690.5c-multipliers", 9024, "wager 9-2 of seat 2 paid at 20 to 1; the coin-flip game gives 60 to 1: "
-                                        "the initial flip landed blue up: 60x (red 12x / blue 60x, blue face up) — "
-                                        "20x is what the board as displayed gives; it was not multiplied by the Top "
-                                        "Slot's ×3 (§ 690.5(e))"),
-     ],
+     _displayed_board_paid("True"),
      None, {1: 60, 2: 60}, 3, 1, {1: 20, 2: 20}),
     ("shown with multiplier 0",
      lambda: framed(9, mult={"multiplier": 0, "values": [4, 20]}, pay=20),
-     [
-        ("CF-690.5c-multipliers", 9019, "§ 690.5(e): the board was shown ×0; expected ×3 (Top Slot aligned on "
-                                        "coin-flip ×3): red side: expected 12x, shown 4x; blue side: expected 60x, "
-                                        "shown 20x"),
-        ("CF-690.5c-multipliers", 9022, "seat 1: the croupier's coin-flip result is 20x; the trace gives 60x: the "
-                                        "initial flip landed blue up: 60x (red 12x / blue 60x, blue face up) — 20x "
-                                        "is what the board as displayed gives; it was not multiplied by the Top "
-                                        "Slot's ×3 (§ 690.5(e))"),
-        ("CF-690.5c-multipliers", 9022, "seat 2: the croupier's coin-flip result is 20x; the trace gives 60x: the "
-                                        "initial flip landed blue up: 60x (red 12x / blue 60x, blue face up) — 20x "
-                                        "is what the board as displayed gives; it was not multiplied by the Top "
-                                        "Slot's ×3 (§ 690.5(e))"),
-        ("CF-690.5c-multipliers", 9023, "wager 9-1 of seat 1 paid at 20 to 1; the coin-flip game gives 60 to 1: "
-                                        "the initial flip landed blue up: 60x (red 12x / blue 60x, blue face up) — "
-                                        "20x is what the board as displayed gives; it was not multiplied by the Top "
-                                        "Slot's ×3 (§ 690.5(e))"),
-        ("CF-690.5c-multipliers", 9024, "wager 9-2 of seat 2 paid at 20 to 1; the coin-flip game gives 60 to 1: "
-                                        "the initial flip landed blue up: 60x (red 12x / blue 60x, blue face up) — "
-                                        "20x is what the board as displayed gives; it was not multiplied by the Top "
-                                        "Slot's ×3 (§ 690.5(e))"),
-     ],
+     _displayed_board_paid("0"),
      None, {1: 60, 2: 60}, 3, 1, {1: 20, 2: 20}),
     ("shown x2",
      lambda: framed(9, mult={"multiplier": 2, "values": [8, 40]}, pay=40),
