@@ -9,7 +9,9 @@ Waits end with a short spin so events are served at sub-millisecond precision.
 
 ``time_scale`` is simulated seconds per wall second (1.0 = real time). Every late event is
 measured: ``lateness`` holds the scheduler lateness (wall time past the event's due time, in
-wall seconds) for the trace.
+wall seconds) for the trace. Simulated time 0 is when the environment is made, before the bench
+connects; the table's rounds start at the wall's now once it has (``aligned``), never in a burst
+that catches up with the connecting time.
 
 Device clock ↔ rig time (docs/wire/clock.md).
 
@@ -96,6 +98,15 @@ class WallClockEnvironment(simpy.Environment):
     def wall_now(self) -> float:
         """The simulated time that corresponds to the wall clock right now."""
         return self.wall_to_sim(self._clock_ns())
+
+    def aligned(self) -> simpy.Event:
+        """An event at the wall clock's now. A process made before :meth:`run` (the table's rounds,
+        made while the bench connected and mapped its devices' clocks: a second or more on a busy
+        machine, or with a device that serves one connection at a time) starts at simulated time 0;
+        ``run`` then catches up, and everything that process scheduled before the wall's now would
+        fire at once (a betting window's presses in one burst, after its "no more bets"). Yielded
+        first, it starts the process's schedule when the run really starts."""
+        return self.timeout(max(0.0, self.wall_now() - self._now))
 
     # ----------------------------------------------------------------- threads
     def call_soon_threadsafe(self, fn: Callable[[], Any]) -> None:

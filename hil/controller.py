@@ -34,6 +34,7 @@ import simpy
 from devices.actuator import Attribution, Entry, attribute
 from devices.contracts import Actuation, Actuator, PressAnswer, SpinStop, TopSlotStop, WageringDevice
 from hil.bench import BenchError, Devices
+from hil.clock import WallClockEnvironment
 from hil.adversary import Adversary
 from hil.bonus import BonusCroupier
 from hil.lockout import BoundarySearch
@@ -113,6 +114,8 @@ class TableCroupier:
 
     def _run(self, rounds: int, first: int = 1):
         between = self.sc.croupier.between_rounds_s
+        if isinstance(self.env, WallClockEnvironment):  # the rounds start when the bench is ready
+            yield self.env.aligned()
         self._before_rounds()
         for n in range(first, rounds + 1):
             yield from self._round(n)

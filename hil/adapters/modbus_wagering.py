@@ -246,8 +246,9 @@ class ModbusWageringDevice(ModbusAdapterBase):
         log[id_point] = ids
         self._lost += len(torn)
         kind = "press_log_overrun" if id_point.startswith("press_log") else "wager_log_overrun"
-        self.fault(kind, f"{len(torn)} {what}(s) overwritten while the log was read (ids {torn[0]}..{torn[-1]}): "
-                   "lost, not read torn")
+        now = ", ".join(f"{n} -> {again[(n - 1) % size]}" for n in torn[:4])
+        self.fault(kind, f"{len(torn)} {what}(s) overwritten while the log was read (ids {torn[0]}..{torn[-1]}; "
+                   f"id read again: {now}): lost, not read torn")
 
     def _deliver(self, answers: list[PressAnswer]) -> None:
         """In the simulation thread: record each answer and resolve its injected press."""
