@@ -84,6 +84,9 @@ class WageringParams:
     """Empty = none; else the device has no betting area for this betting option (§ 690.1(g)(2)): a
     press on it is refused, reason ``no_betting_area``. SimPy model only: the wire protocols have no code for
     that reason."""
+    dead_buttons: tuple[str, ...] = ()
+    """``"SEAT:SPOT"`` buttons whose contact is broken: closing it registers no press (no entry in
+    the press log; an actuator's press of it is lost)."""
 
     def __post_init__(self) -> None:
         if self.seats < 1:
@@ -102,6 +105,10 @@ class WageringParams:
         if any(not 1 <= s <= self.seats for s in self.foreign_seats) or (self.foreign_press_rate_hz
                                                                            and not self.foreign_spots):
             raise ValueError(f"foreign_seats must be seats 1..{self.seats}, and foreign_spots not empty")
+        for b in self.dead_buttons:
+            seat, _, spot = str(b).partition(":")
+            if not (seat.isdigit() and 1 <= int(seat) <= self.seats and spot):
+                raise ValueError(f"dead_buttons: {b!r} is not SEAT:SPOT with a seat 1..{self.seats}")
 
 
 def check_stake_limits(min_cents: int, max_cents: int, button_cents: int) -> None:
@@ -199,7 +206,7 @@ class WageringSim:
         key = (seat, str(spot))
         n = self._closed.get(key, 0)
         self._closed[key] = n + 1 if closed else max(0, n - 1)
-        if closed and n == 0:
+        if closed and n == 0 and f"{seat}:{spot}" not in getattr(self.params, "dead_buttons", ()):
             self.press(seat, str(spot), self.params.button_stake_cents)
 
     def lock_out(self) -> None:

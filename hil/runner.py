@@ -112,6 +112,7 @@ def check_config(sc: Scenario) -> CheckConfig:
         max_wire_faults=sc.checks.max_wire_faults,
         max_void_spin_ratio=sc.checks.max_void_spin_ratio,
         max_void_round_ratio=sc.checks.max_void_round_ratio,
+        max_actuations_lost=sc.checks.max_actuations_lost,
         rounds_requested=sc.rounds,
         foreign_presses=sc.players.foreign_presses,
         monitor=sc.monitor.model_dump() if sc.monitor is not None else None,

@@ -252,6 +252,9 @@ class CheckSettings(pydantic.BaseModel):
     max_wire_faults: int = Field(0, ge=0, le=1_000_000_000)
     max_void_spin_ratio: float = Field(0.01, ge=0, le=1)
     max_void_round_ratio: float = Field(0.0, ge=0, le=1)
+    #: the rig's presses through an actuator that the device never registered (``actuation_lost``):
+    #: a press the evidence cannot show (normal play: 0)
+    max_actuations_lost: int = Field(0, ge=0, le=1_000_000_000)
 
 
 class Table(pydantic.BaseModel):

@@ -82,6 +82,8 @@ class CheckConfig:
     max_wire_faults: int = 0
     max_void_spin_ratio: float = 0.01
     max_void_round_ratio: float = 0.0
+    #: the rig's actuations the device never registered (``actuation_lost``) the scenario tolerates
+    max_actuations_lost: int = 0
     #: the rounds the scenario asked for: a trace holding fewer is incomplete evidence (None: unknown)
     rounds_requested: int | None = None
     #: what the scenario lets the croupier do with a press the rig did not make (a real player's):

@@ -4,8 +4,8 @@ Every table's checks read device reports. When the link to a device drops frames
 answers garbage, or the croupier voids spin after spin and round after round, the regulation
 checks see fewer rounds — and may still pass on what is left. This check counts what the trace
 shows of it and fails the run past the scenario's limits (``checks.max_wire_faults``,
-``checks.max_void_spin_ratio``, ``checks.max_void_round_ratio``; recorded in the trace's
-``check_config``), so a scenario is never MET silently on a broken link.
+``checks.max_void_spin_ratio``, ``checks.max_void_round_ratio``, ``checks.max_actuations_lost``;
+recorded in the trace's ``check_config``), so a scenario is never MET silently on a broken link.
 """
 
 from __future__ import annotations
@@ -28,20 +28,23 @@ class RunEvidence(Check):
     """The rig's evidence of the run (every table): a result is only as good as the reports it was
     judged on. Wire faults (``wire_fault``: a frame lost, garbled, timed out, a value out of range),
     void spins (``spin_void``: the wheel's result not usable; a share judged too high only when its one-sided
-    99 % lower confidence bound exceeds the limit) and void rounds (``round_end`` void:
-    no settlement at all) must stay within the limits the scenario declares; an error of the run
+    99 % lower confidence bound exceeds the limit), void rounds (``round_end`` void:
+    no settlement at all) and the rig's actuations the device never registered (``actuation_lost``:
+    a press that left no entry in its log, so no check saw it — a device that stamps its presses
+    outside their closing brackets leaves the rig's presses lost and its own entries foreign) must
+    stay within the limits the scenario declares; an error of the run
     (``run_error``) fails it outright, and so does a trace holding fewer rounds than the scenario
     asked for (a run that did not finish), or, in a run its sequential monitor stopped
     (``monitor_stop``), fewer than the rounds up to the stop."""
 
     id = "EVIDENCE-link"
     section = "rig evidence"
-    title = "Wire faults, void spins and void rounds within the scenario's limits"
+    title = "Wire faults, void spins, void rounds and lost actuations within the scenario's limits"
 
     def __init__(self, config):
         super().__init__(config)
         self.wire_faults = self.reconnects = self.spins = self.void_spins = self.void_rounds = 0
-        self.errors = 0
+        self.errors = self.actuations_lost = 0
         self.kinds: dict[str, int] = {}
         self.monitor_stop: int | None = None
 
@@ -66,6 +69,14 @@ class RunEvidence(Check):
                     self.spins += 1
                 elif k == "spin_void":
                     self.void_spins += 1
+                elif k == "actuation_lost":
+                    self.actuations_lost += 1
+                    over = self.actuations_lost - self.config.max_actuations_lost
+                    if 0 < over <= 3:
+                        p = e.payload
+                        self.finding(rv.n, e, f"actuation {p.get('actuation_id')} ({p.get('purpose')} press of seat "
+                                     f"{p.get('seat')} {p.get('spot')!r}) is in no entry of the device's press log; "
+                                     f"the scenario allows {self.config.max_actuations_lost} lost")
                 elif k == "run_error":
                     self.errors += 1
                     self.finding(rv.n, e, "the run ended by an error: its evidence is incomplete")
@@ -85,10 +96,14 @@ class RunEvidence(Check):
              Measurement("void_spin_ratio", round(spin_ratio, 6), "ratio", limit=f"<= {c.max_void_spin_ratio}"),
              Measurement("void_round_ratio", round(round_ratio, 6), "ratio", limit=f"<= {c.max_void_round_ratio}"),
              Measurement("void_spins", self.void_spins, "spins"),
-             Measurement("void_rounds", self.void_rounds, "rounds")]
+             Measurement("void_rounds", self.void_rounds, "rounds"),
+             Measurement("actuations_lost", self.actuations_lost, "actuations", limit=f"<= {c.max_actuations_lost}")]
         if self.wire_faults > c.max_wire_faults:
             kinds = ", ".join(f"{k} ×{n}" for k, n in sorted(self.kinds.items()))
             self.finding(0, None, f"{self.wire_faults} wire fault(s) ({kinds}); the scenario allows {c.max_wire_faults}")
+        if self.actuations_lost > c.max_actuations_lost:
+            self.finding(0, None, f"{self.actuations_lost} of the rig's actuations never registered by the device; "
+                         f"the scenario allows {c.max_actuations_lost}")
         spin_lo = lower_bound(self.void_spins, self.spins)
         m.append(Measurement("void_spin_ratio_lower_bound", round(spin_lo, 6), "ratio",
                              limit=f"<= {c.max_void_spin_ratio} (one-sided {CONFIDENCE:.0%})"))
@@ -115,7 +130,9 @@ class RunEvidence(Check):
         if not self.rounds:
             return "indeterminate", "no round was completed", m
         return "pass", (f"{self.rounds} rounds: {self.wire_faults} wire faults, {self.void_spins}/{self.spins} void "
-                        f"spins, {self.void_rounds} void rounds — within the scenario's limits"), m
+                        f"spins, {self.void_rounds} void rounds"
+                        + (f", {self.actuations_lost} actuations lost" if self.actuations_lost else "")
+                        + " — within the scenario's limits"), m
 
 
 EVIDENCE_CHECKS = (RunEvidence,)

@@ -123,6 +123,20 @@ def test_a_button_held_closed_by_someone_else_registers_no_second_press() -> Non
                      0.0, 0.01).lost == [1]
 
 
+def test_a_dead_button_registers_none_of_its_closings_and_its_actuations_are_lost() -> None:
+    env, device, actuator, presses, _ = _table(ActuatorParams(), dead_buttons=("2:1",))
+    device.open_betting()
+    done = [actuator.press(2, "1"), actuator.press(2, "5"), actuator.press(3, "1"), actuator.press(2, "1")]
+    env.run(until=1.0)
+    assert [(p.seat, p.spot) for p in presses] == [(2, "5"), (3, "1")]  # the broken contact: nothing
+    att = attribute([e.value for e in done], [Entry(p.press_id, p.seat, p.spot, p.device_time_s) for p in presses],
+                    0.0, 0.01)
+    assert att.lost == [1, 4] and sorted(att.matched.values()) == [2, 3] and not att.foreign
+    for bad in (("9:1",), ("1",), (":1",), ("2:",)):
+        with pytest.raises(ValueError, match="dead_buttons"):
+            WageringParams(dead_buttons=bad)
+
+
 def test_opening_betting_disarms_the_probe_and_a_repeated_lock_out_changes_nothing() -> None:
     env, device, _, presses, log = _table(ActuatorParams(), lockout_latency_jitter_s=0.0)
     device.open_betting()

@@ -51,6 +51,9 @@ def verdicts(result) -> dict[str, str]:
 
 
 FOREIGN = 'foreign_press_rate_hz: 0.5, foreign_spots: ["21+3-progressive"]'
+#: a player holding a button the moment the relay closes it masks the rig's press (the contacts are
+#: wired OR: no edge, an ``actuation_lost``), as the bundled foreign-press scenarios tolerate
+HELD = "checks: {max_actuations_lost: 5}\n"
 
 
 def test_every_progressive_press_is_an_actuation_and_every_wager_is_the_rig_s(tmp_path):
@@ -78,7 +81,7 @@ def test_every_progressive_press_is_an_actuation_and_every_wager_is_the_rig_s(tm
 
 @pytest.mark.parametrize("policy", ["refuse", "settle"])
 def test_a_real_player_s_presses_are_attributed_and_refused_or_settled(tmp_path, policy):
-    result, events = run(tmp_path, players=f", foreign_presses: {policy}", progressive=FOREIGN)
+    result, events = run(tmp_path, players=f", foreign_presses: {policy}", progressive=FOREIGN, extra=HELD)
     foreign = {a["press_id"]: a for a in of(events, "press_attributed", "croupier") if a["by"] == "foreign"}
     assert foreign and all(a["detail"] == "not made by the rig" for a in foreign.values())
     accepted = {p["press_id"] for p in of(events, "press", "progressive") if p["accepted"]} & set(foreign)
@@ -106,7 +109,7 @@ def test_a_real_player_s_presses_are_attributed_and_refused_or_settled(tmp_path,
     ("confirm_foreign_presses", {"BJ-meter-accounting"}),  # refused, yet confirmed to the meters
 ])
 def test_the_wager_checks_fail_a_dropped_or_a_confirmed_foreign_press(tmp_path, fault, failing):
-    result, _ = run(tmp_path, progressive=FOREIGN, extra=f"faults:\n  croupier: {{{fault}: true}}\n")
+    result, _ = run(tmp_path, progressive=FOREIGN, extra=f"faults:\n  croupier: {{{fault}: true}}\n" + HELD)
     v = verdicts(result)
     assert {k for k, x in v.items() if x == "fail"} == failing
 
@@ -175,7 +178,7 @@ def test_a_real_player_s_press_refused_where_the_scenario_settles_them_is_a_find
     real = hil.runner.check_config
     monkeypatch.setattr(hil.runner, "check_config",
                         lambda sc: dataclasses.replace(real(sc), foreign_presses="settle"))
-    result, events = run(tmp_path, progressive=FOREIGN)  # the croupier refuses them (the default)
+    result, events = run(tmp_path, progressive=FOREIGN, extra=HELD)  # the croupier refuses them (the default)
     assert [r for r in of(events, "wager_rejected", "croupier") if r.get("reason") == "not made by the rig"]
     v = verdicts(result)
     assert v["BJ-633b.17e-chips-accepted"] == v["BJ-meter-accounting"] == "fail"
