@@ -132,6 +132,7 @@ class BlackjackController(TableCroupier):
         if self.dev.lockout_counter is not None:
             self.dev.lockout_counter.measure()
         yield env.timeout(cr.spin_delay_s)  # late presses and chips arrive meanwhile
+        yield from self._actuations_answered()
         self._update_search()
         self.stats["rounds"] += 1
         wagers = self._accept(n, t_lock)

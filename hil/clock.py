@@ -10,8 +10,9 @@ Waits end with a short spin so events are served at sub-millisecond precision.
 ``time_scale`` is simulated seconds per wall second (1.0 = real time). Every late event is
 measured: ``lateness`` holds the scheduler lateness (wall time past the event's due time, in
 wall seconds) for the trace. Simulated time 0 is when the environment is made, before the bench
-connects; the table's rounds start at the wall's now once it has (``aligned``), never in a burst
-that catches up with the connecting time.
+connects; a process made before :meth:`~WallClockEnvironment.run` (the table's rounds, a test's
+script) starts at the wall's now when the run starts (``aligned``), never in a burst that catches
+up with the connecting time.
 
 Device clock ↔ rig time (docs/wire/clock.md).
 
@@ -86,6 +87,7 @@ class WallClockEnvironment(simpy.Environment):
         self._t0_ns = clock_ns()
         self._inbox: queue.SimpleQueue[Callable[[], Any]] = queue.SimpleQueue()
         self.lateness = Lateness()
+        self._running = False  # run() has been called: processes made from now on start at once
 
     # ----------------------------------------------------------------- clocks
     def wall_to_sim(self, t_ns: int) -> float:
@@ -100,13 +102,23 @@ class WallClockEnvironment(simpy.Environment):
         return self.wall_to_sim(self._clock_ns())
 
     def aligned(self) -> simpy.Event:
-        """An event at the wall clock's now. A process made before :meth:`run` (the table's rounds,
-        made while the bench connected and mapped its devices' clocks: a second or more on a busy
-        machine, or with a device that serves one connection at a time) starts at simulated time 0;
-        ``run`` then catches up, and everything that process scheduled before the wall's now would
-        fire at once (a betting window's presses in one burst, after its "no more bets"). Yielded
-        first, it starts the process's schedule when the run really starts."""
+        """An event at the wall clock's now."""
         return self.timeout(max(0.0, self.wall_now() - self._now))
+
+    def process(self, generator) -> simpy.Process:
+        """A process made before :meth:`run` — the table's rounds, made while the bench connected
+        and mapped its devices' clocks (a second or more on a busy machine, or with a device that
+        serves one connection at a time) — starts when the run does, at the wall's now: made at
+        simulated time 0, it would otherwise run in ``run``'s catch-up, and everything it scheduled
+        before the wall's now would fire at once (a betting window's presses in one burst, after
+        its own "no more bets"). One made while the run runs starts at once, as in SimPy."""
+        if not self._running:
+            generator = self._from_the_run(generator)
+        return super().process(generator)
+
+    def _from_the_run(self, generator):
+        yield self.aligned()
+        return (yield from generator)
 
     # ----------------------------------------------------------------- threads
     def call_soon_threadsafe(self, fn: Callable[[], Any]) -> None:
@@ -133,7 +145,9 @@ class WallClockEnvironment(simpy.Environment):
     def run(self, until: simpy.Event | float | None = None) -> Any:
         """Run until ``until`` (an event, or a simulated time) following the wall clock."""
         # Time passed while the bench was being built: catch up first (whatever was due then
-        # runs now, its lateness recorded), so the first command is stamped at the wall's time.
+        # runs now, its lateness recorded; a process made before run waits for the wall's now:
+        # ``process``), so the first command is stamped at the wall's time.
+        self._running = True
         self._advance_to(self.wall_now())
         if until is not None and not isinstance(until, simpy.Event):
             until = self.timeout(max(0.0, float(until) - self._now))

@@ -34,7 +34,6 @@ import simpy
 from devices.actuator import Attribution, Entry, attribute
 from devices.contracts import Actuation, Actuator, PressAnswer, SpinStop, TopSlotStop, WageringDevice
 from hil.bench import BenchError, Devices
-from hil.clock import WallClockEnvironment
 from hil.adversary import Adversary
 from hil.bonus import BonusCroupier
 from hil.lockout import BoundarySearch
@@ -48,6 +47,12 @@ from rules.submission import RulesSubmission
 CROUPIER = "croupier"
 SPOT_IDS = tuple(s.value for s in SPOTS)
 MIN_REVOLUTIONS = 3  # § 690.2(b)
+#: how long (wall seconds on a real bench) the croupier waits past an actuation's closing for the
+#: device's answer to reach the press log it reads (a poll round trip on a loaded machine), before it
+#: takes the round's wagers with that press lost; it stops waiting as soon as every actuation matched
+ANSWER_WAIT_WALL_S = 0.5
+#: the step of that wait (simulated seconds)
+ANSWER_WAIT_STEP_S = 0.01
 
 
 class TableCroupier:
@@ -114,8 +119,6 @@ class TableCroupier:
 
     def _run(self, rounds: int, first: int = 1):
         between = self.sc.croupier.between_rounds_s
-        if isinstance(self.env, WallClockEnvironment):  # the rounds start when the bench is ready
-            yield self.env.aligned()
         self._before_rounds()
         for n in range(first, rounds + 1):
             yield from self._round(n)
@@ -214,13 +217,46 @@ class TableCroupier:
         if self.actuator is not None:
             if not self.actuator.wired(seat, spot):
                 return
+            self._actuations_due += 1
             ev.callbacks.append(lambda _e: self.actuator.press(seat, spot, purpose).callbacks.append(self._actuated))
         else:
             ev.callbacks.append(lambda _e: self.wagering.press(seat, spot, stake_cents).callbacks.append(self._injected))
 
     def _actuated(self, ev: simpy.Event) -> None:
+        self._actuations_due -= 1
         if ev.ok:
             self.actuations.append(ev.value)
+
+    #: actuator presses scheduled (``_press_at``) whose actuation has not been reported yet
+    _actuations_due = 0
+
+    def _actuations_answered(self):
+        """With an actuator: wait until every press scheduled so far has been actuated and each
+        actuation's entry is in the press log the device reported — or, for one still unmatched, until
+        its answer could have come (its closing's bracket, the clock map's uncertainty, the match
+        window, then ``ANSWER_WAIT_WALL_S`` of wall time on a real bench, the device's answer delay on
+        a simulated one) — so the attribution, taken once, sees the round's whole log. A press the
+        device answered after the croupier took the wagers would be called lost (``actuation_lost``,
+        which fails ``EVIDENCE-link``) though it was only late to be read: the lock-out search's
+        probe presses reach past the budget (a followed wheel's by hundreds of milliseconds). Waits
+        at most ``croupier.bonus_timeout_s``."""
+        if self.actuator is None:
+            return
+        scale = getattr(self.env, "time_scale", None)
+        wp = getattr(self.wagering, "params", None)
+        allowance = ANSWER_WAIT_WALL_S * scale if scale else float(getattr(wp, "answer_delay_s", 0.0) or 0.0)
+        window = self.actuator.match_window_s
+        give_up = self.env.now + self.sc.croupier.bonus_timeout_s
+        while self.env.now < give_up:
+            if not self._actuations_due:
+                u = self._clock_uncertainty_s()
+                entries = [Entry(a.press_id, a.seat, a.spot, a.device_time_s) for a in self.answers]
+                if not attribute(self.actuations, entries, u, window).lost:
+                    return
+                last = max(a.closed_hi_s for a in self.actuations if a.ok)
+                if self.env.now >= last + u + window + allowance:
+                    return
+            yield self.env.timeout(ANSWER_WAIT_STEP_S)
 
     def _injected(self, ev: simpy.Event) -> None:
         if ev.ok:
@@ -478,6 +514,7 @@ class CrazyTimeController(TableCroupier):
             yield env.timeout(cr.spin_delay_s)
             result = yield from self._spin_until_valid(n, announce_after=False)
 
+        yield from self._actuations_answered()
         self._update_search()
         wagers = self._wagers(n)
         self.stats["rounds"] += 1

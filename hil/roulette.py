@@ -294,6 +294,7 @@ class RouletteController(TableCroupier):
         until = t_lock + self.sc.lockout.budget_s + 2 * lead + self.actuator.match_window_s + answer + 0.05
         if self.env.now < until:
             yield self.env.timeout(until - self.env.now)
+        yield from self._actuations_answered()  # the search's probe presses past the budget too
 
     def _settle_round(self, n: int, ball: BallResult | None, why: str, straights: list, ups: list[UpWager],
                       lit: Illumination | None):

@@ -17,9 +17,10 @@ def test_events_never_run_before_their_wall_time(scale):
     seen = []
 
     def proc():
+        start = env.now  # the run's start (the process was made before it)
         for _ in range(5):
             yield env.timeout(0.01 * scale)
-            seen.append((env.now, env.wall_now()))
+            seen.append((env.now - start, env.wall_now() - start))
 
     env.run(env.process(proc()))
     assert [round(t, 9) for t, _ in seen] == [round(0.01 * scale * (i + 1), 9) for i in range(5)]
@@ -61,34 +62,50 @@ def test_rejects_a_bad_scale():
         WallClockEnvironment(time_scale=0)
 
 
-@pytest.mark.parametrize("aligned", [True, False])
-def test_a_schedule_made_while_the_bench_was_built_starts_when_the_run_does(aligned):
+def test_a_process_made_while_the_bench_was_built_starts_when_the_run_does():
     """The table's rounds are a process made before ``run``, while the bench connected (here 2 s of
-    wall clock, 40 s simulated at 20×). Yielding ``aligned()`` first, its betting window's presses
-    (1, 2 and 3 s in) come each at its own time after the run starts. Without it they are the
-    catch-up's: all at the wall's now, 37-39 s after they were due (the burst that overran a vendor
-    device's 16-entry press log, its presses after its own "no more bets")."""
+    wall clock, 40 s simulated at 20×): it starts at the wall's now when the run starts, and its
+    betting window's presses (1, 2 and 3 s in) come each at its own time. A bare event made before
+    ``run`` is the catch-up's: it fires at once, 39 s after it was due — as a process's schedule
+    did before (the burst that overran a vendor device's 16-entry press log, its presses after its
+    own "no more bets")."""
     build_ns = [0]
     env = WallClockEnvironment(time_scale=20.0, clock_ns=lambda: time.perf_counter_ns() + build_ns[0])
-    fired = []
+    fired, bare = [], env.timeout(1.0)
+    bare.callbacks.append(lambda _e: fired.append(("bare", env.now, env.wall_now())))
 
     def rounds():
-        if aligned:
-            yield env.aligned()
         start = env.now
         for at in (1.0, 2.0, 3.0):
             yield env.timeout(start + at - env.now)
-            fired.append((env.now - start, env.wall_now()))
+            fired.append(("press", env.now - start, env.wall_now()))
         return start
 
     proc = env.process(rounds())
     build_ns[0] = 2_000_000_000  # the bench took 2 s to connect
     start = env.run(proc)
-    assert [round(t, 9) for t, _ in fired] == [1.0, 2.0, 3.0]
-    if aligned:
-        assert start >= 40.0
-        for offset, wall in fired:
-            assert wall >= start + offset  # never early
-    else:
-        assert start == 0.0
-        assert all(wall >= 40.0 for _, wall in fired)  # each 37-39 s late: the catch-up's burst
+    assert start >= 40.0
+    (kind, t, wall), *presses = fired
+    assert (kind, t) == ("bare", 1.0) and wall >= 40.0  # due at 1 s, fired in the catch-up
+    assert [(k, round(t, 9)) for k, t, _ in presses] == [("press", 1.0), ("press", 2.0), ("press", 3.0)]
+    for _, offset, wall in presses:
+        assert wall >= start + offset  # never early
+
+
+def test_a_process_made_while_the_run_runs_starts_at_once():
+    env = WallClockEnvironment(time_scale=50.0)
+    seen = []
+
+    def child():
+        seen.append(env.now)
+        yield env.timeout(0.5)
+        seen.append(env.now)
+
+    def parent():
+        yield env.timeout(1.0)
+        at = env.now
+        yield env.process(child())
+        return at
+
+    at = env.run(env.process(parent()))
+    assert seen == [at, at + 0.5]
