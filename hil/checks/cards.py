@@ -429,6 +429,13 @@ def expected_settlements(rv: RoundView, t: dict[str, Any]) -> dict[str, tuple[di
     def paytable_of(wager: str) -> str:
         return t["progressive_paytable"] if wager == t.get("progressive") else t["side"][wager]
 
+    def won(wager: str, cards: list[Card]):
+        """The meter payout the hand wins; None for a paytable the rules have not (its settlement says why)."""
+        try:
+            return meter_won(wager, paytable_of(wager), cards, up, hole, suit)
+        except ValueError:
+            return None
+
     meters = {e.payload["meter"]: int(e.payload["jackpot_cents"]) for e in rv.by_devices("meter_hit")}
     winners: dict[str, int] = defaultdict(int)
     crowns = 0
@@ -436,8 +443,7 @@ def expected_settlements(rv: RoundView, t: dict[str, Any]) -> dict[str, tuple[di
         cards = hands.get(f"seat-{w['seat']}", [])
         if len(cards) != 2:
             continue
-        if w["wager"] == t.get("progressive") and (mp := meter_won(w["wager"], paytable_of(w["wager"]),
-                                                                   cards, up, hole, suit)) is not None:
+        if w["wager"] == t.get("progressive") and (mp := won(w["wager"], cards)) is not None:
             winners[mp.meter] += 1
         crowns += w["wager"] == "royal-match" and is_crown_treasure(cards, up, hole)
     out: dict[str, tuple[dict, Any, str | None]] = {}
@@ -446,7 +452,7 @@ def expected_settlements(rv: RoundView, t: dict[str, Any]) -> dict[str, tuple[di
         if len(cards) != 2:
             out[wid] = (w, None, f"seat {w['seat']} was dealt {len(cards)} cards (2 read expected)")
             continue
-        mp = meter_won(w["wager"], paytable_of(w["wager"]), cards, up, hole, suit)
+        mp = won(w["wager"], cards)
         k = winners[mp.meter] if mp is not None else 1
         own = w["wager"] == "royal-match" and is_crown_treasure(cards, up, hole)
         try:
