@@ -44,13 +44,14 @@ players: {count: 4, progressive_probability: 1.0, side_probability: 0.0, late_pr
 bench:
   shoe: {stacked: "2h 5d 8c 9s 3h 6d 9c Ts 4h 7d", penetration: 0.01}
 """
-#: § 633b.17(h) paytable 7: Seed/Reseed "N/A", 16 %, reserve 4 %; one player dealt three kings each round
+#: § 633b.17(h) paytable 7: Seed/Reseed "N/A", 16 %, reserve 4 %; one player dealt three kings each round,
+#: $1.30 a wager: 20.8 cents to the meter, 5.2 to the reserve (fractions of a cent carried over the reseed)
 UNSEEDED = """schema: 1
 name: t
 game: blackjack
 seed: 5
 rounds: 3
-cards: {decks: 6, progressive: twenty-one-plus-three, progressive_paytable: '7', declared_suit: s, progressive_stake_cents: 125, side: {}}
+cards: {decks: 6, progressive: twenty-one-plus-three, progressive_paytable: '7', declared_suit: s, progressive_stake_cents: 130, side: {}}
 players: {count: 1, progressive_probability: 1.0, side_probability: 0.0, late_press_probability: 0.0}
 bench:
   shoe: {stacked: "Ks Ks Ks 2h", penetration: 0.01}
@@ -278,7 +279,8 @@ def test_a_meter_payout_without_the_win_light_fails(hits, how):
     r = judge(WinLight, hits, change)
     pay = next(e for e in hits[1][n] if e.kind == "pay" and e.payload["seat"] == 1)
     assert found(r) == [(n, pay.seq, "seat 1 paid from the progressive meter without its win light on")]
-    assert r.summary == "1 meter payout(s) without the win light" and measured(r) == {"meter_payouts": 8}
+    assert r.verdict == "fail" and r.summary == "1 meter payout(s) without the win light"
+    assert measured(r) == {"meter_payouts": 8}
 
 
 def test_a_light_put_out_before_the_payout_fails(hits):
@@ -496,9 +498,9 @@ def test_an_unseeded_meter_restarts_at_its_whole_reserve(unseeded):
     r = judge(MeterAccounting, unseeded)
     hs = events(unseeded[1], "meter_hit")
     assert [(h.payload["jackpot_cents"], h.payload["reseed_cents"], h.payload["value_cents"],
-             h.payload["reserve_cents"]) for _, h in hs] == [(20, 5, 5, 0), (25, 5, 5, 0), (25, 5, 5, 0)]
+             h.payload["reserve_cents"]) for _, h in hs] == [(20, 5, 6, 0), (26, 5, 6, 0), (26, 5, 6, 0)]
     assert (r.verdict, r.findings_total) == ("pass", 0)
-    assert measured(r) == {"increments": 3, "meter_hits": 3, "meter_progressive_cents": 5.0,
+    assert measured(r) == {"increments": 3, "meter_hits": 3, "meter_progressive_cents": 6.0,
                            "reserve_progressive_cents": 0.0}
     n, hit = hs[-1]
     r = judge(MeterAccounting, unseeded, replace_event(hit, with_payload(hit, reseed_cents=4)))
@@ -562,6 +564,13 @@ def test_a_restart_must_restore_the_meters_the_trace_left(normal):
     assert r.findings_total == 2 and found(r)[1][2].startswith("progressive meter shows ")
     r = judge(MeterAccounting, normal, put(_resumed(normal, n, Fraction(5), Fraction(0), name="elsewhere")))
     assert (r.verdict, r.findings_total) == ("pass", 0)
+    # another table's meter first in the state: skipped, the table's own still judged
+    two = _resumed(normal, n, Fraction(left) + Fraction(1, 2), Fraction(0))
+    other = _resumed(normal, n, Fraction(5), Fraction(0), name="elsewhere").payload["state"]["meters"]
+    two = with_payload(two, state={"meters": other + two.payload["state"]["meters"]})
+    r = judge(MeterAccounting, normal, put(two))
+    assert found(r) == [(n, ok.seq, f"progressive meter restored at {left}.5000 (reserve 0.0000); the trace before "
+                                    f"the restart leaves {left}.0000 (reserve 0.0000)")]
     bare = dataclasses.replace(ok, payload={"from_round": n - 1, "next_round": n})
     r = judge(MeterAccounting, normal, put(bare))
     assert (r.verdict, r.findings_total) == ("pass", 0)
@@ -1134,3 +1143,93 @@ def test_a_shoe_revealed_without_its_commitment_checks_the_reads_only(normal):
     assert (r.findings_total, measured(r)["cards_verified"]) == (0, 240)
     r = judge(ShoeIntegrity, normal, chain(drop(shuffled), replace_event(rev, with_payload(rev, order=[]))))
     assert r.findings_total == 240 and found(r)[0][2].endswith("the shoe held no card")
+
+
+# --------------------------------------------------------------------------- what each check measures
+def test_every_check_s_measurements_carry_their_units(normal, hits, link):
+    units = {
+        ChipsEqualAccepted: (normal, {"wagers_accepted": "wagers", "chips_collected": "wagers"}),
+        WinLight: (hits, {"meter_payouts": "payouts"}),
+        MeterAccounting: (hits, {"increments": "wagers", "meter_hits": "hits", "meter_progressive_cents": "cents",
+                                 "reserve_progressive_cents": "cents"}),
+        LinkLoss: (link, {"link_losses": "losses", "wagers_refused_link_lost": "wagers"}),
+        SideSettlement: (normal, {"side_wagers_settled": "wagers", "winners": "wagers"}),
+        FloorpersonValidation: (normal, {"payouts_needing_validation": "payouts", "validated_before_paid": "payouts"}),
+        TableInventory: (hits, {"jackpot_payouts": "payouts"}),
+        SettleCounterclockwise: (normal, {"rounds_judged": "rounds"}),
+        ShoeIntegrity: (normal, {"shoes": "shoes", "cards_read": "cards", "cards_verified": "cards"}),
+    }
+    for cls, (table, want) in units.items():
+        r = judge(cls, table)
+        assert {m.name: m.unit for m in r.measurements} == want, cls.__name__
+        assert r.rounds_examined == len(table[1]), cls.__name__
+
+
+def test_a_linked_meter_measures_the_other_tables_growth_in_cents(linked):
+    r = judge(MeterAccounting, linked)
+    assert {m.name: m.unit for m in r.measurements}["linked_tables_growth_cents"] == "cents"
+
+
+def test_a_table_record_without_its_declared_suit_is_read_as_spades(hits):
+    """§ 633b.17(g): three kings of the certificate holder's declared suit; a table record that names
+    none is read as spades (the rig's default), and the three kings of spades settle as before."""
+    def without_suit(evs):
+        return [dataclasses.replace(e, payload={k: v for k, v in e.payload.items() if k != "declared_suit"})
+                if e.kind == "table" else e for e in evs]
+    r = judge(SideSettlement, hits, setup_change=without_suit)
+    assert (r.verdict, r.findings_total) == ("pass", 0)
+    assert measured(r) == {"side_wagers_settled": 8, "winners": 8}
+
+
+def test_a_wager_whose_seat_was_dealt_no_card_cannot_be_settled(normal):
+    n, c = croupier_records(normal[1], ("collect",))[0]
+    seat = c.payload["seat"]
+    r = judge(SideSettlement, normal, lambda m, evs: [e for e in evs if not (
+        m == n and e.kind == "card_read" and e.payload["position"] == f"seat-{seat}")])
+    mine = [w for w in normal[1][n] if w.kind == "wager" and w.payload["seat"] == seat]
+    settle_of = {e.payload["wager_id"]: e for e in normal[1][n] if e.kind in ("pay", "collect")}
+    assert found(r) == [(n, settle_of[w.payload["wager_id"]].seq,
+                         f"{w.payload['wager_id']}: seat {seat} was dealt 0 cards (2 read expected)") for w in mine]
+
+
+def test_a_row_whose_reseed_differs_from_its_seed_reseeds_at_the_reseed(hits, monkeypatch):
+    """The regulation's rows give one Seed/Reseed figure; a row with its own reseed (as the system may
+    declare one) is held to it."""
+    from rules import blackjack_table
+
+    real = blackjack_table.meter_specs
+    monkeypatch.setattr(blackjack_table, "meter_specs",
+                        lambda *a, **k: [{**row, "reseed_cents": 150_000} for row in real(*a, **k)])
+    [m] = meters_info(hits)
+    r = judge(MeterAccounting, hits, setup_change=setup_info("progressive", meters=[{**m, "reseed_cents": 150_000}]))
+    n, hit = events(hits[1], "meter_hit")[0]
+    assert found(r)[0] == (n, hit.seq, "progressive meter reseeded at 200000; the regulation's row makes it 150000 "
+                                       "(the seed)")
+
+
+def test_each_of_a_multi_progressive_s_meters_is_held_to_its_row(tmp_path):
+    text = (SCENARIOS / "blackjack_blazing_multi.yaml").read_text(encoding="utf-8")
+    path = tmp_path / "b.yaml"
+    path.write_text(text, encoding="utf-8")
+    setup, _rounds = simulated_table(path, 1, tmp_path)
+    meters = next(e.payload["meters"] for e in setup if e.kind == "device_info" and e.device == "progressive")
+    assert [x["name"] for x in meters] == ["mega", "major", "minor"]
+    changed = [{**meters[1], "seed_cents": 1}, meters[2]]  # mega missing, major's seed wrong
+    r = judge(MeterAccounting, (setup, {}), setup_change=setup_info("progressive", meters=changed))
+    where = "blazing-sevens-multi paytable A, 8 decks, 500-cent wager"
+    assert found(r) == [(0, None, f"the system has no mega meter (the regulation's rows for {where}: "
+                                  "['major', 'mega', 'minor'])"),
+                        (0, None, f"major meter: the system declares seed_cents 1; the regulation's row for {where} "
+                                  "is 500000")]
+
+
+def test_the_declared_suit_decides_between_the_meter_and_2000_for_1(unseeded):
+    """§ 633b.17(g) paytable 7: three kings of the declared suit win the meter, of another suit 2,000
+    for 1: the same K♠ K♠ K♠ at a table declaring hearts is owed $2,600 on $1.30, not the meter."""
+    assert (judge(SideSettlement, unseeded).verdict, judge(SideSettlement, unseeded).findings_total) == ("pass", 0)
+    r = judge(SideSettlement, unseeded, setup_change=setup_table(declared_suit="h"))
+    pays = croupier_records(unseeded[1], ("pay",))
+    assert r.findings_total == len(pays) == 3
+    n, pay = pays[0]
+    assert found(r)[0][:2] == (n, pay.seq)
+    assert found(r)[0][2].endswith(f"returns 260000; pay {pay.payload['returned_cents']}")
