@@ -247,16 +247,18 @@ class TableCroupier:
         allowance = ANSWER_WAIT_WALL_S * scale if scale else float(getattr(wp, "answer_delay_s", 0.0) or 0.0)
         window = self.actuator.match_window_s
         give_up = self.env.now + self.sc.croupier.bonus_timeout_s
-        while self.env.now < give_up:
+        while True:
+            deadline = give_up
             if not self._actuations_due:
                 u = self._clock_uncertainty_s()
                 entries = [Entry(a.press_id, a.seat, a.spot, a.device_time_s) for a in self.answers]
                 if not attribute(self.actuations, entries, u, window).lost:
                     return
                 last = max(a.closed_hi_s for a in self.actuations if a.ok)
-                if self.env.now >= last + u + window + allowance:
-                    return
-            yield self.env.timeout(ANSWER_WAIT_STEP_S)
+                deadline = min(give_up, last + u + window + allowance)
+            if self.env.now >= deadline:
+                return
+            yield self.env.timeout(min(ANSWER_WAIT_STEP_S, deadline - self.env.now))
 
     def _injected(self, ev: simpy.Event) -> None:
         if ev.ok:
