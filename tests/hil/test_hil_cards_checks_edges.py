@@ -1233,3 +1233,355 @@ def test_the_declared_suit_decides_between_the_meter_and_2000_for_1(unseeded):
     n, pay = pays[0]
     assert found(r)[0][:2] == (n, pay.seq)
     assert found(r)[0][2].endswith(f"returns 260000; pay {pay.payload['returned_cents']}")
+
+
+# --------------------------------------------------------------------------- the whole module's mutants (issue 16, run 2)
+def spaced(round_n: int):
+    """Round ``round_n``'s seqs times ten, leaving room for an event between two of them."""
+    return lambda n, evs: [dataclasses.replace(e, seq=e.seq * 10) for e in evs] if n == round_n else evs
+
+
+def judge_as_run(cls, table: Table, change=None, setup_change=None):
+    """As ``judge``, the set-up through the runner's own ``_setup``: a set-up that raises on a
+    malformed declaration is a finding in round 0, and the check goes on with what it had set."""
+    from hil.checks import _setup
+
+    setup, rounds = table
+    check = cls(CheckConfig())
+    _setup([check], BenchView.of(setup_change(list(setup)) if setup_change else setup))
+    for n, evs in sorted(rounds.items()):
+        check.observe(RoundView.of(n, change(n, list(evs)) if change else evs))
+    return check.result()
+
+
+def test_a_round_of_one_optional_wager_is_judged_by_its_one_settlement(no_wait):
+    """Seat 4's wager alone: the settlement begins (and ends) with its collect."""
+    n = 1
+    s = _settles(no_wait, n)  # seats 4 3 2 1
+    others = {e.payload["wager_id"] for e in s[1:]}
+    r = judge(SettleCounterclockwise, no_wait, lambda m, evs: [
+        e for e in evs if not (m == n and e.kind in ("wager", "collect", "pay") and e.payload["wager_id"] in others)])
+    assert (r.verdict, r.findings_total, measured(r)) == ("pass", 0, {"rounds_judged": 2})
+
+
+def test_a_seat_s_two_optional_wagers_settled_one_after_the_other_keep_the_order(no_wait):
+    """A player's Royal Match and King's Bounty at seat 3, settled together: no step back up."""
+    n = 1
+    s = _settles(no_wait, n)  # 1-4 seat 4, 1-1 seat 3, 1-3 seat 2, 1-2 seat 1
+    w13 = next(e for e in no_wait[1][n] if e.kind == "wager" and e.payload["wager_id"] == "1-3")
+    moved = chain(replace_event(w13, with_payload(w13, seat=3, wager="kings-bounty")),
+                  replace_event(s[2], with_payload(s[2], seat=3, wager="kings-bounty")))
+    r = judge(SettleCounterclockwise, no_wait, lambda m, evs: moved(m, evs) if m == n else evs)
+    assert [(e.payload["wager_id"], e.payload["seat"]) for e in s] == [("1-4", 4), ("1-1", 3), ("1-3", 2), ("1-2", 1)]
+    assert (r.verdict, r.findings_total, measured(r)) == ("pass", 0, {"rounds_judged": 2})
+
+
+def test_a_seat_no_card_was_read_for_is_short_of_its_second_card(no_wait):
+    n = 1
+    s = _settles(no_wait, n)
+    r = judge(SettleCounterclockwise, no_wait, lambda m, evs: [
+        e for e in evs if not (m == n and e.kind == "card_read" and e.payload["position"] == "seat-1")])
+    assert found(r) == [(n, s[0].seq, "optional wagers settled before the second card was dealt to seat-1")]
+    assert (r.verdict, measured(r)) == ("fail", {"rounds_judged": 2})
+
+
+def test_only_a_hand_s_first_two_cards_await_the_hole_card(envy):
+    """Seat 1's K Q against a king up awaits the hole card whatever card is read for it after: the
+    order 1 2 3 holds seat 3 only; the card read after the settlement began is the one finding."""
+    n = 1
+    s = _settles(envy, n)  # seats 3 2 1
+    order = {e.seq * 10: dataclasses.replace(x, seq=e.seq * 10) for e, x in zip(s, reversed(s))}
+    card = next(e for e in envy[1][n] if e.kind == "card_read" and e.payload["position"] == "seat-1")
+    third = dataclasses.replace(card, seq=s[-1].seq * 10 + 1, payload={**card.payload, "card": "5c", "index": 99})
+    end = end_of(envy[1], n)
+    r = judge(SettleCounterclockwise, envy, chain(spaced(n), lambda m, evs: [
+        x for e in evs for x in ((third, e) if m == n and e.seq == end.seq * 10 else
+                                 (order.get(e.seq, e) if m == n else e,))]))
+    assert found(r) == [(n, third.seq, "card 5c read for seat-1 after the settlement of the optional wagers began "
+                                       "(they are settled before any further card)")]
+    assert (r.verdict, r.summary) == ("fail", "1 finding(s) against the settlement order")
+
+
+def test_a_check_whose_set_up_broke_judges_no_order_it_cannot_know(normal, no_wait):
+    """A progressive system declaring a meter without its name: the set-up raises (a finding in round 0,
+    the runner's ``_setup``) before the table's wager is read — no round is judged by the order."""
+    bad = setup_info("progressive", meters=[{"seed_cents": 1}])
+    r = judge_as_run(SettleCounterclockwise, no_wait, setup_change=bad)
+    assert (r.verdict, r.findings_total, measured(r)) == ("fail", 1, {"rounds_judged": 0})
+    assert found(r) == [(0, None, "malformed evidence in the set-up: KeyError: 'name'")]
+    assert r.summary == "1 finding(s) against the settlement order"
+
+
+def test_a_shoe_whose_decks_are_no_number_counts_no_cards_against_them(normal):
+    r = judge_as_run(ShoeIntegrity, normal, setup_change=setup_info("shoe", decks="six"))
+    assert found(r) == [(0, None, "malformed evidence in the set-up: ValueError: invalid literal for int() with "
+                                  "base 10: 'six'")]
+    assert (r.verdict, r.summary) == ("fail", "1 shoe or reader fault(s)")
+    assert measured(r) == {"shoes": 2, "cards_read": 360, "cards_verified": 240}
+
+
+def test_the_shoe_s_decks_are_the_device_s_declaring_decks_and_penetration(normal):
+    """Another device declaring decks (not a shoe: no penetration), first: the shoe's 6 decks still count."""
+    first = next(e for e in normal[0] if e.kind == "device_info")
+    other = dataclasses.replace(first, device="reader", payload={"decks": 8})
+    r = judge(ShoeIntegrity, normal, setup_change=lambda evs: [other] + evs)
+    assert (r.verdict, r.findings_total) == ("pass", 0)
+    assert r.summary == "2 shoes of 312 cards; 240 reads match the revealed orders"
+    n1, s1 = events(normal[1], "shoe_shuffled")[0]
+    r = judge(ShoeIntegrity, normal, replace_event(s1, with_payload(s1, cards=416)),
+              setup_change=lambda evs: [other] + evs)
+    assert found(r) == [(n1, s1.seq, "shoe 1 holds 416 cards; 6 decks are 312")]
+    assert (r.verdict, r.summary) == ("fail", "1 shoe or reader fault(s)")
+
+
+def test_a_shoe_revealed_that_no_card_was_read_from_verifies_nothing(normal):
+    n, rev = events(normal[1], "shoe_revealed")[0]
+    r = judge(ShoeIntegrity, normal, replace_event(rev, with_payload(rev, shoe_id=9)))
+    assert (r.verdict, r.findings_total) == ("indeterminate", 0)
+    assert measured(r) == {"shoes": 2, "cards_read": 360, "cards_verified": 0}
+
+
+def test_a_link_restored_that_was_never_lost_has_nothing_to_compare(link):
+    n, lost = events(link[1], "link_lost")[0]
+    r = judge(LinkLoss, link, drop(lost))
+    assert (r.verdict, r.findings_total) == ("indeterminate", 0)
+    assert measured(r) == {"link_losses": 0, "wagers_refused_link_lost": 0}
+
+
+FOREIGN = "blackjack_actuator_foreign_presses_refused.yaml"
+
+
+@pytest.fixture(scope="module")
+def foreign(tmp_path_factory) -> Table:
+    """Through the simulated actuator, real players pressing the 21+3 buttons: each of their presses
+    attributed and refused "not made by the rig" (rounds 2-5: 3, 1, 4 and 1 of them)."""
+    return simulated_table(SCENARIOS / FOREIGN, 5, tmp_path_factory.mktemp("foreign"))
+
+
+def judge_with(cls, table: Table, config: CheckConfig, change=None):
+    setup, rounds = table
+    check = cls(config)
+    check.setup(BenchView.of(setup))
+    for n, evs in sorted(rounds.items()):
+        check.observe(RoundView.of(n, change(n, list(evs)) if change else evs))
+    return check.result()
+
+
+def test_real_players_presses_refused_are_excused_only_where_the_scenario_refuses_them(foreign):
+    refused = croupier_records(foreign[1], ("wager_rejected",))
+    assert [(n, e.payload["press_id"]) for n, e in refused] == [
+        (2, 8), (2, 9), (2, 11), (3, 21), (4, 27), (4, 28), (4, 31), (4, 32), (5, 39)]
+    assert {e.payload["reason"] for _, e in refused} == {"not made by the rig"}
+    collected = croupier_records(foreign[1], ("progressive_collect",))
+    r = judge(ChipsEqualAccepted, foreign)
+    assert (r.verdict, r.findings_total) == ("pass", 0)
+    assert measured(r) == {"wagers_accepted": len(collected), "chips_collected": len(collected)}
+    # a scenario that settles real players' presses: each refusal is a finding, and the press stays owed
+    r = judge_with(ChipsEqualAccepted, foreign, CheckConfig(foreign_presses="settle"))
+    want = []
+    for n in (2, 3, 4, 5):
+        mine = [e for m, e in refused if m == n]
+        want += [(n, e.seq, f"press {e.payload['press_id']} refused as not made by the rig, but the scenario settles "
+                            "real players' presses (players.foreign_presses: settle)") for e in mine]
+        cs = [e for m, e in collected if m == n]
+        seats = sorted(e.payload["seat"] for e in cs)
+        owed = sorted(seats + [e.payload["seat"] for e in mine])
+        want.append((n, cs[0].seq, f"chips collected from seats {seats}; the system accepted wagers from seats {owed}"))
+    assert found(r) == want
+    assert (r.verdict, r.findings_total) == ("fail", 13)
+    assert measured(r) == {"wagers_accepted": len(collected) + 9, "chips_collected": len(collected)}
+
+
+def test_a_refusal_as_a_duplicate_no_actuation_doubles_is_a_finding_and_the_press_stays_owed(foreign):
+    n, rej = croupier_records(foreign[1], ("wager_rejected",))[3]  # round 3: press 21, seat 6
+    r = judge(ChipsEqualAccepted, foreign, replace_event(rej, with_payload(rej, reason="duplicate of actuation 3")))
+    cs = [e for m, e in croupier_records(foreign[1], ("progressive_collect",)) if m == n]
+    seats = sorted(e.payload["seat"] for e in cs)
+    assert found(r) == [(n, rej.seq, "press 21 refused as a duplicate, but no actuation of the trace doubles it"),
+                        (n, cs[0].seq, f"chips collected from seats {seats}; the system accepted wagers from seats "
+                                       f"{sorted(seats + [6])}")]
+
+
+def test_a_press_of_another_spot_is_not_a_progressive_wager(normal):
+    n, w = next((n, w) for n, w in croupier_records(normal[1], ("wager",), wager="twenty-one-plus-three"))
+    press = next(e for e in normal[1][n] if e.kind == "press" and e.payload["press_id"] == w.payload["press_id"])
+    assert press.payload["spot"] == "21+3-progressive"
+    r = judge(ChipsEqualAccepted, normal, replace_event(press, with_payload(press, spot="kings-bounty")))
+    p = w.payload
+    assert [f[:2] for f in found(r)][0] == (n, w.seq)
+    assert found(r)[0][2] == (f"{p['wager_id']} (twenty-one-plus-three, seat {p['seat']}): a progressive wager taken "
+                              f"without a press the wagering device at seat {p['seat']} accepted from a player before "
+                              "\"no more bets\"")
+    assert (r.findings_total, measured(r)["wagers_accepted"]) == (2, 110)
+
+
+def _second_wager(table: Table, n: int, w: Event, with_press: bool):
+    """Round ``n`` (seqs spaced) with a second progressive wager at ``w``'s seat, collected, and (or not) its press."""
+    press = next(e for e in table[1][n] if e.kind == "press" and e.payload["press_id"] == w.payload["press_id"])
+    collect = next(e for e in table[1][n]
+                   if e.kind == "progressive_collect" and e.payload["wager_id"] == w.payload["wager_id"])
+    extra = [dataclasses.replace(w, seq=w.seq * 10 + 1, payload={**w.payload, "wager_id": "x", "press_id": 999}),
+             dataclasses.replace(collect, seq=collect.seq * 10 + 1, payload={**collect.payload, "wager_id": "x"})]
+    if with_press:
+        extra.append(dataclasses.replace(press, seq=press.seq * 10 + 1, payload={**press.payload, "press_id": 999}))
+    after = {e.seq - 1: e for e in extra}
+    return chain(spaced(n), lambda m, evs: [x for e in evs for x in ((e, after[e.seq]) if m == n and e.seq in after
+                                                                        else (e,))])
+
+
+def test_a_seat_s_two_progressive_wagers_need_two_presses(normal):
+    n, w = next((n, w) for n, w in croupier_records(normal[1], ("wager",), wager="twenty-one-plus-three"))
+    r = judge(ChipsEqualAccepted, normal, _second_wager(normal, n, w, with_press=True))
+    assert (r.verdict, r.findings_total, measured(r)) == ("pass", 0, {"wagers_accepted": 112, "chips_collected": 112})
+    r = judge(ChipsEqualAccepted, normal, _second_wager(normal, n, w, with_press=False))
+    seat = w.payload["seat"]
+    seats = sorted(c.payload["seat"] for c in normal[1][n] if c.kind == "progressive_collect")
+    first = next(c for c in normal[1][n] if c.kind == "progressive_collect")
+    assert found(r) == [
+        (n, w.seq * 10 + 1, f"x (twenty-one-plus-three, seat {seat}): a progressive wager taken without a press the "
+                            f"wagering device at seat {seat} accepted from a player before \"no more bets\""),
+        (n, first.seq * 10, f"chips collected from seats {sorted(seats + [seat])}; the system accepted wagers from "
+                            f"seats {seats}")]
+    assert (r.verdict, r.summary) == ("fail", "2 round(s) where chips and accepted wagers differ")
+
+
+def _stray_pay(table: Table, n: int):
+    """Round ``n`` (seqs spaced) with a pay of no wager of the round before its first pay."""
+    pay = next(e for e in table[1][n] if e.kind == "pay")
+    stray = dataclasses.replace(pay, seq=pay.seq * 10 - 1, payload={**pay.payload, "wager_id": "elsewhere"})
+    return chain(spaced(n), lambda m, evs: [x for e in evs for x in ((stray, e) if m == n and e.seq == pay.seq * 10
+                                                                        else (e,))])
+
+
+def test_a_pay_of_no_wager_of_the_round_needs_no_validation_nor_a_meter(normal, hits):
+    n, v = croupier_records(normal[1], ("floorperson_validation",))[0]
+    r = judge(FloorpersonValidation, normal, _stray_pay(normal, n))
+    assert (r.verdict, r.findings_total, measured(r)) == (
+        "pass", 0, {"payouts_needing_validation": 11, "validated_before_paid": 11})
+    r = judge(TableInventory, hits, _stray_pay(hits, 1))
+    assert (r.verdict, r.findings_total, measured(r)) == ("pass", 0, {"jackpot_payouts": 8})
+
+
+def test_the_failing_verdicts_of_the_link_the_floorperson_and_the_table_inventory(link, normal, hits):
+    n, press = _refused_while_down(link)[0]
+    r = judge(LinkLoss, link, replace_event(press, with_payload(press, accepted=True, reason=None)))
+    assert (r.verdict, r.findings_total) == ("fail", 1)
+    n, v = croupier_records(normal[1], ("floorperson_validation",))[0]
+    r = judge(FloorpersonValidation, normal, drop(v))
+    assert (r.verdict, r.findings_total) == ("fail", 1)
+    n, pay = croupier_records(hits[1], ("pay",))[0]
+    r = judge(TableInventory, hits, replace_event(pay, with_payload(pay, paid_from_table_inventory=True)))
+    assert (r.verdict, r.findings_total) == ("fail", 1)
+
+
+def test_the_meters_excuse_real_players_presses_only_where_the_scenario_refuses_them(foreign):
+    refused = croupier_records(foreign[1], ("wager_rejected",))
+    incs = events(foreign[1], "meter_increment")
+    r = judge(MeterAccounting, foreign)
+    assert (r.verdict, r.findings_total, measured(r)["increments"]) == ("pass", 0, len(incs))
+    # settled by the scenario: each refusal is a finding, and each such press a wager the meter never took
+    r = judge_with(MeterAccounting, foreign, CheckConfig(foreign_presses="settle"))
+    want = []
+    for n in (2, 3, 4, 5):
+        mine = [e for m, e in refused if m == n]
+        want += [(n, e.seq, f"press {e.payload['press_id']} refused as not made by the rig, but the scenario settles "
+                            "real players' presses (players.foreign_presses: settle)") for e in mine]
+        pids = {e.payload["press_id"] for e in mine}
+        presses = [e for e in foreign[1][n] if e.kind == "press" and e.payload["press_id"] in pids]
+        want += [(n, p.seq, f"accepted wager (press {p.payload['press_id']}) did not increment the progressive meter")
+                 for p in presses]
+    assert found(r) == want
+    assert (r.verdict, r.findings_total, measured(r)["increments"]) == ("fail", 18, len(incs) + 9)
+
+
+def test_an_increment_of_another_meter_first_leaves_the_round_s_own_judged(normal):
+    n, inc = events(normal[1], "meter_increment")[0]
+    other = dataclasses.replace(inc, seq=inc.seq * 10 - 1, payload={**inc.payload, "meter": "elsewhere",
+                                                                      "press_id": 999, "value_cents": 5})
+    r = judge(MeterAccounting, normal, chain(spaced(n), lambda m, evs: [
+        x for e in evs for x in ((other, e) if m == n and e.seq == inc.seq * 10 else (e,))]))
+    assert (r.verdict, r.findings_total) == ("pass", 0)
+    # the round's own increment after it, a cent off, is still judged
+    wrong = with_payload(inc, value_cents=inc.payload["value_cents"] + 1)
+    r = judge(MeterAccounting, normal, chain(replace_event(inc, wrong), spaced(n), lambda m, evs: [
+        x for e in evs for x in ((other, e) if m == n and e.seq == inc.seq * 10 else (e,))]))
+    v = inc.payload["value_cents"]
+    assert found(r)[0] == (n, inc.seq * 10, f"progressive meter shows {v + 1} after the increment; its seed, "
+                                            f"wagers and payouts make it {v}")
+
+
+def test_a_meter_reading_that_does_not_say_the_link_is_up_is_judged(hits):
+    n, reading = events(hits[1], "meter_reading")[0]
+    v = reading.payload["meters"]["progressive"]
+    bare = dataclasses.replace(reading, payload={k: x for k, x in reading.payload.items() if k != "link_up"}
+                               | {"meters": {"progressive": v + 1}})
+    r = judge(MeterAccounting, hits, replace_event(reading, bare))
+    assert found(r)[0] == (n, reading.seq, f"progressive meter shows {v + 1} when read; its seed, wagers and payouts "
+                                           f"make it {v}")
+    assert (r.verdict, r.findings_total) == ("fail", 2)
+
+
+def test_the_system_is_the_device_declaring_both_meters_and_seats(normal):
+    """Another device declaring seats only (no meters), first: the progressive system's 7 positions and meter hold."""
+    first = next(e for e in normal[0] if e.kind == "device_info")
+    other = dataclasses.replace(first, device="reader", payload={"seats": 5})
+    r = judge(ChipsEqualAccepted, normal, setup_change=lambda evs: [other] + evs)
+    assert (r.verdict, r.findings_total) == ("pass", 0)
+    r = judge(MeterAccounting, normal, setup_change=lambda evs: [other] + evs)
+    assert (r.verdict, r.findings_total) == ("pass", 0)
+
+
+#: § 633b.17(g) paytable 7 at a table declaring hearts: two players each dealt three kings of hearts
+#: share the meter (suited but not the declared suit would be 2,000 for 1)
+HEARTS = """schema: 1
+name: t
+game: blackjack
+seed: 5
+rounds: 2
+cards: {decks: 6, progressive: twenty-one-plus-three, progressive_paytable: '7', declared_suit: h, side: {}}
+players: {count: 2, progressive_probability: 1.0, side_probability: 0.0, late_press_probability: 0.0}
+bench:
+  shoe: {stacked: "Kh Kh Kh Kh Kh 2c", penetration: 0.01}
+"""
+
+
+def test_the_meter_s_winners_are_counted_in_the_declared_suit(tmp_path_factory):
+    hearts = _custom(tmp_path_factory, HEARTS, 2, "hearts")
+    r = judge(SideSettlement, hearts)
+    assert (r.verdict, r.findings_total, measured(r)) == ("pass", 0, {"side_wagers_settled": 4, "winners": 4})
+    t = BenchView.of(hearts[0]).croupier["table"]
+    out = expected_settlements(RoundView.of(1, hearts[1][1]), t)
+    assert [(s.meter, s.meter_share, s.total_returned_cents) for _w, s, _why in out.values()] == [
+        ("progressive", Fraction(1, 2), 16), ("progressive", Fraction(1, 2), 16)]
+
+
+def test_a_seat_that_cannot_be_settled_does_not_stop_the_others_sharing_the_meter(hits):
+    """Seat 1 dealt one card: it is no winner, and seat 2 alone wins the whole meter (paid half: a finding)."""
+    n = 1
+    second = [e for e in hits[1][n] if e.kind == "card_read" and e.payload["position"] == "seat-1"][1]
+    r = judge(SideSettlement, hits, lambda m, evs: drop(second)(m, evs) if m == n else evs)
+    pays = {e.payload["wager_id"]: e for e in hits[1][n] if e.kind == "pay"}
+    jackpot = next(e for e in hits[1][n] if e.kind == "meter_hit").payload["jackpot_cents"]
+    p2 = pays["1-2"].payload
+    assert p2["seat"] == 2
+    assert found(r) == [(n, pays["1-1"].seq, "1-1: seat 1 was dealt 1 cards (2 read expected)"),
+                        (n, pays["1-2"].seq, f"1-2: twenty-one-plus-three ['Ks', 'Ks'] against Ks 2h: {p2['hand']} "
+                                             f"returns {jackpot}; pay {p2['returned_cents']}")]
+    assert (r.verdict, r.summary) == ("fail", "2 side wager(s) settled wrong")
+
+
+def test_a_wager_never_settled_leaves_the_round_s_others_judged(normal):
+    n, c = croupier_records(normal[1], ("collect",))[0]
+    total = len(croupier_records(normal[1], ("wager",)))
+    r = judge(SideSettlement, normal, drop(c))
+    assert (r.verdict, r.findings_total, measured(r)["side_wagers_settled"]) == ("fail", 1, total - 1)
+
+
+def test_a_one_cent_meter_share_is_a_winner(unseeded):
+    """An unseeded meter paid at 1 cent: its one winner is returned 1 cent, and counts as a winner."""
+    n = 1
+    hit = next(e for e in unseeded[1][n] if e.kind == "meter_hit")
+    pay = next(e for e in unseeded[1][n] if e.kind == "pay")
+    r = judge(SideSettlement, unseeded, chain(replace_event(hit, with_payload(hit, jackpot_cents=1)),
+                                              replace_event(pay, with_payload(pay, returned_cents=1))))
+    assert (r.verdict, r.findings_total, measured(r)) == ("pass", 0, {"side_wagers_settled": 3, "winners": 3})
