@@ -80,6 +80,12 @@ class ChipsEqualAccepted(CardCheck):
     def __init__(self, config):
         super().__init__(config)
         self.accepted = self.collected = 0
+        #: the rounds with a finding (round 0: the set-up's), which the summary counts
+        self.rounds_differing: set[int] = set()
+
+    def finding(self, rnd: int, ev: Event | None, message: str) -> None:
+        super().finding(rnd, ev, message)
+        self.rounds_differing.add(rnd)
 
     def observe(self, rv: RoundView) -> None:
         self.rounds += 1
@@ -126,7 +132,7 @@ class ChipsEqualAccepted(CardCheck):
     def verdict(self):
         m = [Measurement("wagers_accepted", self.accepted, "wagers"), Measurement("chips_collected", self.collected, "wagers")]
         if self.failed:
-            return "fail", f"{self._findings_total} round(s) where chips and accepted wagers differ", m
+            return "fail", f"{len(self.rounds_differing)} round(s) where chips and accepted wagers differ", m
         if not self.accepted:
             return "indeterminate", "no progressive wager in the trace", m
         return "pass", f"{self.collected} progressive wagers: chips equal accepted wagers in every round", m

@@ -1442,7 +1442,7 @@ def test_a_seat_s_two_progressive_wagers_need_two_presses(normal):
                             f"wagering device at seat {seat} accepted from a player before \"no more bets\""),
         (n, first.seq * 10, f"chips collected from seats {sorted(seats + [seat])}; the system accepted wagers from "
                             f"seats {seats}")]
-    assert (r.verdict, r.summary) == ("fail", "2 round(s) where chips and accepted wagers differ")
+    assert (r.verdict, r.findings_total, r.summary) == ("fail", 2, "1 round(s) where chips and accepted wagers differ")
 
 
 def _stray_pay(table: Table, n: int):
@@ -1585,3 +1585,17 @@ def test_a_one_cent_meter_share_is_a_winner(unseeded):
     r = judge(SideSettlement, unseeded, chain(replace_event(hit, with_payload(hit, jackpot_cents=1)),
                                               replace_event(pay, with_payload(pay, returned_cents=1))))
     assert (r.verdict, r.findings_total, measured(r)) == ("pass", 0, {"side_wagers_settled": 3, "winners": 3})
+
+
+def test_the_summary_counts_the_rounds_where_chips_and_accepted_wagers_differ(normal):
+    """Two findings in one round are one round (the summary counted findings as rounds)."""
+    n, w = next((n, w) for n, w in croupier_records(normal[1], ("wager",), wager="twenty-one-plus-three"))
+    press = next(e for e in normal[1][n] if e.kind == "press" and e.payload["press_id"] == w.payload["press_id"])
+    r = judge(ChipsEqualAccepted, normal, replace_event(press, with_payload(press, accepted=False, reason="locked_out")))
+    assert (r.findings_total, r.summary) == (2, "1 round(s) where chips and accepted wagers differ")
+    later = [(m, c) for m, c in croupier_records(normal[1], ("progressive_collect",)) if m > n][0]
+    r = judge(ChipsEqualAccepted, normal, chain(replace_event(press, with_payload(press, accepted=False,
+                                                                                  reason="locked_out")),
+                                                drop(later[1])))
+    assert (r.findings_total, r.summary) == (3, "2 round(s) where chips and accepted wagers differ")
+    assert [f[0] for f in found(r)] == [n, n, later[0]]
