@@ -1,0 +1,442 @@
+"""The Roulette X (§ 617b.5) and Roulette Up (§ 617b.4) checks of ``hil/checks/roulette.py``, the
+branches and figures tests/hil/test_hil_roulette_checks_edges.py leaves unpinned (issue 16: the
+narrow mutation run of that module left them surviving).
+
+The same harness (tests/hil/trace_edits.py): one healthy double zero table (Roulette X Paytable B,
+Roulette Up Progressive Paytable 3) simulated in process once, its rounds fed to a check as
+recorded or with one piece of evidence changed, and each result pinned whole — verdict, summary,
+every measurement (name, value, unit, limit), every finding's round, seq and words. The figures
+quoted are worked out here from the regulation (Paytable B's 175 to 1, the straight odds of 30 and
+35 to 1, Paytable 3's 18 % and 4 %) or counted off the trace, never read back from the check.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from scipy import stats
+
+from hil.checks.base import BenchView, CheckConfig, RoundView
+from hil.checks.roulette import (DistinctNumbers, IlluminationAfterWagers, LitUniformity, PaytableValues,
+                                 PocketUniformity, ProgressiveMeter, StraightPayouts, StreakRules, UpSettlement,
+                                 UpWagersOnDevice, UpWagerTiming, valid_ball, wheel_no_more_bets,
+                                 without_replacement_chi2)
+from hil.trace import Event
+from tests.hil.trace_edits import Table, replace_event, simulated_table, with_payload
+
+SCENARIO = Path(__file__).resolve().parents[2] / "scenarios" / "roulette" / "roulette_normal_play.yaml"
+ROUNDS = 60
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory) -> Table:
+    """(round 0's events, {round: its events}) of a healthy double zero Roulette X / Roulette Up table."""
+    return simulated_table(SCENARIO, ROUNDS, tmp_path_factory.mktemp("roulette-x2"))
+
+
+def judge(cls, table: Table, change=None, setup_change=None, config: CheckConfig | None = None):
+    setup, rounds = table
+    check = cls(config or CheckConfig())
+    check.setup(BenchView.of(setup_change(list(setup)) if setup_change else list(setup)))
+    for n, events in sorted(rounds.items()):
+        check.observe(RoundView.of(n, change(n, list(events)) if change else list(events)))
+    return check.result()
+
+
+def measured(r) -> list[tuple]:
+    return [(m.name, m.value, m.unit, m.bracket, m.limit) for m in r.measurements]
+
+
+def found(r) -> list[tuple]:
+    return [(f.round, f.seq, f.message) for f in r.findings]
+
+
+def events_of(rounds, pred) -> list[tuple[int, Event]]:
+    return [(n, e) for n, evs in sorted(rounds.items()) for e in evs if pred(e)]
+
+
+def croupier(record, **payload):
+    return lambda e: e.device == "croupier" and e.kind == record and all(e.payload.get(k) == v for k, v in payload.items())
+
+
+def device(kind):
+    return lambda e: e.device != "croupier" and e.kind == kind
+
+
+def in_round(n, change):
+    return lambda m, evs: change(evs) if m == n else evs
+
+
+def table_record(**changes):
+    """A round-0 change of the croupier's ``table`` record."""
+    def setup_change(events):
+        return [with_payload(e, **changes) if e.device == "croupier" and e.kind == "table" else e for e in events]
+    return setup_change
+
+
+def table_payload(table: Table) -> dict:
+    return next(e.payload for e in table[0] if e.device == "croupier" and e.kind == "table")
+
+
+# --------------------------------------------------------------------------- § 617b.5(d) after wagers
+def test_the_draw_margin_is_the_least_gap_after_the_close_and_the_last_wager(table):
+    r = judge(IlluminationAfterWagers, table)
+    gaps = []
+    for n, evs in table[1].items():
+        nmb = next(e for e in evs if croupier("no_more_bets")(e))
+        ill = next(e for e in evs if device("illumination")(e))
+        gaps.append(ill.payload["device_time_s"] - nmb.sim_time)  # every wager placed before the close
+    assert (r.verdict, r.findings_total, r.rounds_examined) == ("pass", 0, ROUNDS)
+    assert measured(r) == [("illuminations", ROUNDS, "illuminations", None, None),
+                           ("min_draw_after_close", min(gaps), "s", None, ">= 0 s")]
+    assert min(gaps) == pytest.approx(1.0)
+    assert r.summary == f"all {ROUNDS} draws after \"no more bets\" and the last wager"
+    # one draw later: the least gap stays the least (a check keeping the largest would move)
+    n, ill = events_of(table[1], device("illumination"))[0]
+    t = ill.payload["device_time_s"] + 0.5
+    r = judge(IlluminationAfterWagers, table, replace_event(ill, with_payload(ill, device_time_s=t)))
+    assert measured(r)[1][1] == min(gaps) and r.verdict == "pass"
+    later = [g + (0.5 if i == 0 else 0.0) for i, g in enumerate(gaps)]
+    assert min(later) == min(gaps) and max(later) > min(gaps)
+
+
+def test_no_illumination_at_all_is_indeterminate_without_a_margin(table):
+    r = judge(IlluminationAfterWagers, table, lambda n, evs: [e for e in evs if not device("illumination")(e)])
+    assert (r.verdict, r.summary, r.findings_total) == ("indeterminate", "no illumination in the trace", 0)
+    assert measured(r) == [("illuminations", 0, "illuminations", None, None)]
+
+
+def test_a_pressed_wager_is_placed_when_the_device_stamped_its_press(table):
+    n, w = events_of(table[1], croupier("wager", kind="up"))[0]
+    pid = w.payload["press_id"]
+    press = next(e for e in table[1][n] if e.kind == "press" and e.payload["press_id"] == pid)
+    nmb = next(e for e in table[1][n] if croupier("no_more_bets")(e))
+    # the croupier's own placed_s after the close: the device's stamp, before it, is what counts
+    r = judge(IlluminationAfterWagers, table, replace_event(w, with_payload(w, placed_s=nmb.sim_time + 5.0)))
+    assert (r.verdict, r.findings_total) == ("pass", 0)
+    # the device stamped the press after the close: the wager is late, quoted at the stamp
+    late = nmb.sim_time + 0.25
+    r = judge(IlluminationAfterWagers, table, replace_event(press, with_payload(press, device_time_s=late)))
+    assert r.verdict == "fail" and r.findings_total == 1
+    assert found(r) == [(n, w.seq, f"wager {w.payload['wager_id']} placed at {late:.3f} s accepted after "
+                                   f"\"no more bets\" ({nmb.sim_time:.3f} s)")]
+    assert r.summary == "1 draw(s) or wager(s) out of order"
+    # a wager whose press the round does not hold: its placed_s
+    r = judge(IlluminationAfterWagers, table,
+              replace_event(w, with_payload(w, press_id=10**6, placed_s=nmb.sim_time + 0.5)))
+    assert [m for _, _, m in found(r)] == [
+        f"wager {w.payload['wager_id']} placed at {nmb.sim_time + 0.5:.3f} s accepted after \"no more bets\" "
+        f"({nmb.sim_time:.3f} s)"]
+
+
+def test_a_wager_accepted_at_the_very_close_is_late(table):
+    n, w = events_of(table[1], lambda e: croupier("wager", kind="straight")(e))[0]
+    nmb = next(e for e in table[1][n] if croupier("no_more_bets")(e))
+    r = judge(IlluminationAfterWagers, table, replace_event(w, with_payload(w, placed_s=nmb.sim_time)))
+    assert r.findings_total == 1 and found(r)[0][:2] == (n, w.seq)
+    r = judge(IlluminationAfterWagers, table,
+              replace_event(w, with_payload(w, placed_s=nmb.sim_time - 1e-6)))
+    assert (r.verdict, r.findings_total) == ("pass", 0)
+
+
+def test_a_draw_before_a_wager_placed_after_the_close_is_a_second_finding(table):
+    n, w = events_of(table[1], croupier("wager", kind="straight"))[0]
+    ill = next(e for e in table[1][n] if device("illumination")(e))
+    t = ill.payload["device_time_s"]
+    r = judge(IlluminationAfterWagers, table, replace_event(w, with_payload(w, placed_s=t + 2.0)))
+    nmb = next(e for e in table[1][n] if croupier("no_more_bets")(e))
+    assert found(r) == [
+        (n, w.seq, f"wager {w.payload['wager_id']} placed at {t + 2.0:.3f} s accepted after \"no more bets\" "
+                   f"({nmb.sim_time:.3f} s)"),
+        (n, ill.seq, f"numbers drawn at {t:.3f} s, before a wager placed at {t + 2.0:.3f} s")]
+    assert r.verdict == "fail" and r.summary == "2 draw(s) or wager(s) out of order"
+    # drawn at the same instant as the last wager: in order (not before it)
+    r = judge(IlluminationAfterWagers, table, replace_event(w, with_payload(w, placed_s=t)))
+    assert [m for _, _, m in found(r)] == [
+        f"wager {w.payload['wager_id']} placed at {t:.3f} s accepted after \"no more bets\" ({nmb.sim_time:.3f} s)"]
+    assert measured(r)[1][1] == 0.0
+
+
+def test_a_draw_in_a_round_without_no_more_bets_fails_without_a_close_to_quote(table):
+    n, ill = events_of(table[1], device("illumination"))[0]
+    r = judge(IlluminationAfterWagers, table, in_round(n, lambda evs: [e for e in evs if not croupier("no_more_bets")(e)]))
+    t = ill.payload["device_time_s"]
+    assert found(r) == [(n, ill.seq, f"numbers drawn at {t:.3f} s, before \"no more bets\"")]
+    assert r.verdict == "fail" and measured(r)[0] == ("illuminations", ROUNDS, "illuminations", None, None)
+
+
+def test_a_draw_at_the_instant_of_the_close_is_not_before_it(table):
+    n, ill = events_of(table[1], device("illumination"))[0]
+    nmb = next(e for e in table[1][n] if croupier("no_more_bets")(e))
+    r = judge(IlluminationAfterWagers, table, replace_event(ill, with_payload(ill, device_time_s=nmb.sim_time)))
+    assert (r.verdict, r.findings_total) == ("pass", 0)
+    assert measured(r)[1] == ("min_draw_after_close", 0.0, "s", None, ">= 0 s")
+    # a draw before the close counts no margin
+    early = with_payload(ill, device_time_s=nmb.sim_time - 3.0)
+    r = judge(IlluminationAfterWagers, table, replace_event(ill, early))
+    assert r.findings_total == 1 and measured(r)[1][1] == pytest.approx(1.0)
+
+
+# --------------------------------------------------------------------------- § 617b.5(c), (g) paytable
+def _info(change):
+    def setup_change(events):
+        return [with_payload(e, **change(e)) if e.kind == "device_info" else e for e in events]
+    return setup_change
+
+
+def test_a_table_without_roulette_x_allows_no_lit_value_and_judges_no_ball(table):
+    lit = events_of(table[1], device("illumination"))
+    n, first = lit[0]
+    _, ball = events_of(table[1], device("ball_result"))[0]
+    r = judge(PaytableValues, table, replace_event(ball, with_payload(ball, pocket=38)),
+              setup_change=table_record(roulette_x=None))
+    values = sum(len(e.payload["numbers"]) for _, e in lit)
+    assert r.verdict == "fail" and r.findings_total == values
+    assert found(r)[0] == (n, first.seq, f"{first.payload['numbers'][0]} lit at {first.payload['multipliers'][0]} "
+                                         "to 1: not a multiplier of the paytable ( to 1)")
+    assert r.summary == f"{values} value(s) off the paytable"
+    assert measured(r) == [("lit_values", values, "values", None, None)]
+
+
+def test_paytable_b_on_a_single_zero_table_fails_in_round_0(table):
+    r = judge(PaytableValues, table, setup_change=table_record(wheel="single-zero"))
+    zero = [(f.round, f.seq, f.message) for f in r.findings if f.round == 0]
+    assert zero[0] == (0, None, "§ 617b.5(g): Roulette X Paytable B is authorized on a double-zero wheel only, not "
+                                 "on a single-zero wheel")
+    pockets = next(e.payload["pockets"] for e in table[0] if e.kind == "device_info" and e.device == "ball_wheel")
+    assert zero[1:] == [
+        (0, None, "§ 617b.5(c): ball_wheel declares a double-zero wheel; the table is played on a single-zero wheel"),
+        (0, None, f"§ 617b.5(c): ball_wheel declares the compartments {pockets}; a single-zero wheel has 37: "
+                  + ", ".join(map(str, range(37)))),
+        (0, None, "illuminator declares Paytable B on a double-zero wheel; the table is Paytable B, single-zero"),
+    ]
+    # no paytable: no value is one of its multipliers
+    lit = sum(len(e.payload["numbers"]) for _, e in events_of(table[1], device("illumination")))
+    balls_00 = sum(1 for _, e in events_of(table[1], device("ball_result")) if e.payload["pocket"] == "00")
+    assert balls_00 == 1 and r.findings_total == 4 + lit + balls_00  # 00: no compartment of a single zero wheel
+
+
+def test_a_generator_declaring_no_wheel_fails_in_round_0(table):
+    def no_wheel(e):
+        return {"wheel": None} if e.device == "illuminator" else {}
+    r = judge(PaytableValues, table, setup_change=_info(no_wheel))
+    assert found(r) == [(0, None, "illuminator declares Paytable B on a None wheel; the table is Paytable B, "
+                                  "double-zero")]
+    assert (r.verdict, r.summary) == ("fail", "1 value(s) off the paytable")
+
+
+@pytest.mark.parametrize(("pockets", "quoted"), [
+    (["zero", 1], "['zero', 1]"),
+    (None, "None"),
+])
+def test_a_ball_wheel_with_unreadable_compartments_fails_617b5c(table, pockets, quoted):
+    r = judge(PaytableValues, table, setup_change=_info(
+        lambda e: {"pockets": pockets} if e.device == "ball_wheel" else {}))
+    assert r.findings_total == 1
+    assert r.findings[0].message == (f"§ 617b.5(c): ball_wheel declares the compartments {quoted}; a double-zero "
+                                     "wheel has 38: 0, 00, " + ", ".join(map(str, range(1, 37))))
+
+
+def test_a_ball_wheel_with_the_compartments_in_its_own_order_passes(table):
+    r = judge(PaytableValues, table, setup_change=_info(
+        lambda e: {"pockets": list(reversed(e.payload["pockets"]))} if e.device == "ball_wheel" else {}))
+    assert (r.verdict, r.findings_total) == ("pass", 0)
+
+
+def test_a_ball_without_a_pocket_fails_617b5c(table):
+    n, ball = events_of(table[1], device("ball_result"))[0]
+    r = judge(PaytableValues, table, replace_event(ball, dataclasses.replace(
+        ball, payload={k: v for k, v in ball.payload.items() if k != "pocket"})))
+    assert found(r) == [(n, ball.seq, "§ 617b.5(c): the ball came to rest in None, no compartment of the "
+                                      "double-zero wheel")]
+
+
+def test_no_illumination_is_no_pass_of_the_paytable(table):
+    r = judge(PaytableValues, table, lambda n, evs: [e for e in evs if not device("illumination")(e)])
+    assert (r.verdict, r.summary, r.findings_total) == ("indeterminate", "no illumination in the trace", 0)
+    assert measured(r) == [("lit_values", 0, "values", None, None)]
+
+
+# --------------------------------------------------------------------------- § 617b.5(e)-(f) straights
+def _round_with_two_winners(table):
+    n = next(n for n, evs in sorted(table[1].items()) if sum(1 for e in evs if croupier("pay")(e)) == 2)
+    pays = [e for e in table[1][n] if croupier("pay")(e)]
+    ill = next(e for e in table[1][n] if device("illumination")(e))
+    return n, pays, ill
+
+
+def test_a_winner_on_a_lit_number_is_owed_the_lit_payout_617b5e(table):
+    n, pays, ill = _round_with_two_winners(table)
+    number = pays[0].payload["number"]
+    lit = with_payload(ill, numbers=[number, 9 if number != 9 else 10], multipliers=[175, 50])
+    r = judge(StraightPayouts, table, replace_event(ill, lit))
+    # Paytable B: 175 to 1 lit, 30 to 1 the straight odds the croupier paid
+    assert found(r) == [(n, p.seq, f"{p.payload['wager_id']}: {p.payload['stake_cents']} on {number} won at 175 to 1 "
+                                   f"= {175 * p.payload['stake_cents']}; paid {30 * p.payload['stake_cents']} "
+                                   "(30 to 1)") for p in pays]
+    assert r.summary == "2 straight wager(s) settled wrong"
+    m = {x.name: x.value for x in r.measurements}
+    assert (m["lit_winners"], m["winners"]) == (2, 21)
+    # paid at the lit payout: right, and counted as lit winners
+    right = {p.seq: with_payload(p, win_cents=175 * p.payload["stake_cents"], odds="175 to 1") for p in pays}
+    r = judge(StraightPayouts, table, lambda m, evs: [lit if e.seq == ill.seq else right.get(e.seq, e) for e in evs]
+              if m == n else evs)
+    assert (r.verdict, r.findings_total) == ("pass", 0)
+    assert measured(r) == [("straight_wagers", 725, "wagers", None, None), ("winners", 21, "wagers", None, None),
+                           ("lit_winners", 2, "wagers", None, None)]
+    assert r.summary == "725 straight wagers settled right (2 lit winners)"
+
+
+def test_the_last_illumination_of_the_round_is_the_one_honoured(table):
+    n, pays, ill = _round_with_two_winners(table)
+    number = pays[0].payload["number"]
+    other = 9 if number != 9 else 10
+    lit = with_payload(ill, numbers=[number, other], multipliers=[175, 50])
+    unlit = with_payload(ill, numbers=[other, 11 if number != 11 else 12], multipliers=[50, 50])
+    r = judge(StraightPayouts, table, in_round(n, lambda evs: [x for e in evs for x in ([lit, unlit] if e.seq == ill.seq else [e])]))
+    assert (r.verdict, r.findings_total) == ("pass", 0)
+    r = judge(StraightPayouts, table, in_round(n, lambda evs: [x for e in evs for x in ([unlit, lit] if e.seq == ill.seq else [e])]))
+    assert r.findings_total == 2
+
+
+def test_an_illumination_617b5_does_not_allow_is_not_honoured(table):
+    n, pays, ill = _round_with_two_winners(table)
+    number = pays[0].payload["number"]
+    one = with_payload(ill, numbers=[number], multipliers=[175])  # one number lit: not 2 to 5
+    r = judge(StraightPayouts, table, replace_event(ill, one))
+    assert (r.verdict, r.findings_total) == ("pass", 0)
+    assert {x.name: x.value for x in r.measurements}["lit_winners"] == 0
+
+
+def test_a_table_without_roulette_x_pays_straights_at_its_own_odds(table):
+    r = judge(StraightPayouts, table, setup_change=table_record(roulette_x=None, straight_odds_without_x=30))
+    assert (r.verdict, r.findings_total) == ("pass", 0)
+    assert measured(r)[2] == ("lit_winners", 0, "wagers", None, None)
+
+    def drop_odds(events):
+        out = []
+        for e in events:
+            if e.device == "croupier" and e.kind == "table":
+                e = dataclasses.replace(e, payload={k: v for k, v in e.payload.items()
+                                                    if k not in ("straight_odds_without_x",)} | {"roulette_x": None})
+            out.append(e)
+        return out
+    r = judge(StraightPayouts, table, setup_change=drop_odds)
+    _, p = events_of(table[1], croupier("pay"))[0]
+    s = p.payload["stake_cents"]
+    assert r.findings_total == 21 and r.findings[0].message == (
+        f"{p.payload['wager_id']}: {s} on {p.payload['number']} won at 35 to 1 = {35 * s}; paid {30 * s} (30 to 1)")
+
+
+def test_a_straight_refunded_in_a_played_round_fails(table):
+    n, p = events_of(table[1], croupier("pay"))[0]
+    _, c = events_of(table[1], croupier("collect", kind="straight"))[0]
+    r = judge(StraightPayouts, table, replace_event(p, dataclasses.replace(p, kind="refund")))
+    s = p.payload["stake_cents"]
+    assert found(r) == [(n, p.seq, f"{p.payload['wager_id']}: {s} on {p.payload['number']} won at 30 to 1 = "
+                                   f"{30 * s}; refunded")]
+    r = judge(StraightPayouts, table, replace_event(c, dataclasses.replace(c, kind="refund")))
+    assert len(found(r)) == 1 and found(r)[0][2].endswith(" but was refunded")
+
+
+def test_a_void_round_owes_no_settlement(table):
+    n, p = events_of(table[1], croupier("pay"))[0]
+
+    def void(evs):
+        return [with_payload(e, void=True) if croupier("round_end")(e) else e for e in evs if e.seq != p.seq]
+    r = judge(StraightPayouts, table, in_round(n, void))
+    assert (r.verdict, r.findings_total) == ("pass", 0)
+    assert {x.name: x.value for x in r.measurements}["winners"] == 19  # the void round's two are not counted
+    # and a round with no end record is no played round either
+    r = judge(StraightPayouts, table, in_round(n, lambda evs: [e for e in evs if not croupier("round_end")(e) and e.seq != p.seq]))
+    assert (r.verdict, r.findings_total) == ("pass", 0)
+
+
+# --------------------------------------------------------------------------- § 617b.4(f)-(g) the streak
+def _streak(evs):
+    return next((e for e in evs if croupier("streak")(e)), None)
+
+
+def _going_on(table):
+    """(round, its streak record, its ball) of the first round whose streak goes on from a streak going on."""
+    rounds = table[1]
+    for n in sorted(rounds)[1:]:
+        before, now = _streak(rounds.get(n - 1, [])), _streak(rounds[n])
+        if before is not None and now is not None and not before.payload["ended"] and not now.payload["ended"]:
+            return n, before, now, next(e for e in rounds[n] if device("ball_result")(e))
+    raise AssertionError("no streak going on twice")
+
+
+def test_a_36_the_tracker_did_not_end_on_fails_617b4g2ii(table):
+    n, before, now, ball = _going_on(table)
+    r = judge(StreakRules, table, replace_event(ball, with_payload(ball, pocket=36)))
+    L = before.payload["length"]
+    assert found(r) == [(n, now.seq, f"after 36: tracker at box {now.payload['length']}, going on; § 617b.4(g)(2)(ii): "
+                                     f"box {L + 1}, ended (36 spun)")]
+    assert r.summary == "1 tracker step(s) against § 617b.4(g)"
+
+
+def test_a_tracker_ended_on_a_greater_number_fails_617b4g1(table):
+    n, before, now, ball = _going_on(table)
+    L = now.payload["length"]
+    r = judge(StreakRules, table, replace_event(now, with_payload(now, ended=True, end_reason=None)))
+    assert found(r)[0] == (n, now.seq, f"after {ball.payload['pocket']}: tracker at box {L}, ended; "
+                                       f"§ 617b.4(f)–(g)(1): box {L}, going on")
+
+
+def test_a_tracker_ended_as_the_longest_or_past_it_fails_617b4g2iii(table):
+    n, before, now, ball = _going_on(table)
+    L = now.payload["length"]
+    r = judge(StreakRules, table, replace_event(now, with_payload(now, ended=True, end_reason="LONGEST")))
+    assert found(r)[0] == (n, now.seq, f"after {ball.payload['pocket']}: tracker at box {L}, ended; § 617b.4(g)(2)(iii), "
+                                       f"the longest Roulette Up streak of Progressive Paytable 3 is 9: box {L}, going on")
+    r = judge(StreakRules, table, replace_event(now, with_payload(now, length=10)))
+    assert found(r)[0] == (n, now.seq, f"after {ball.payload['pocket']}: tracker at box 10, going on; "
+                                       "§ 617b.4(g)(2)(iii), the longest Roulette Up streak of Progressive Paytable 3 "
+                                       f"is 9: box {L}, going on")
+    # one box past the right one, still within the longest: the clause of the rule it broke
+    r = judge(StreakRules, table, replace_event(now, with_payload(now, length=L + 1)))
+    assert found(r)[0][2].endswith(f"§ 617b.4(f)–(g)(1): box {L}, going on")
+
+
+def test_a_table_without_roulette_up_tracks_nothing(table):
+    r = judge(StreakRules, table, setup_change=table_record(roulette_up=None))
+    assert (r.verdict, r.summary, r.findings_total, r.rounds_examined) == (
+        "indeterminate", "no Roulette Up streak in the trace", 0, ROUNDS)
+    assert measured(r) == [("numbers_tracked", 0, "numbers", None, None), ("streaks_ended", 0, "streaks", None, None)]
+
+
+def test_a_streak_resumed_where_the_trace_did_not_leave_it_fails(table):
+    n, before, now, ball = _going_on(table)
+    resumed = dataclasses.replace(now, kind="streak_resumed", payload={"numbers": [1, 2]})
+    # before the round's events: the tracker the trace left is the previous record's numbers
+    r = judge(StreakRules, table, in_round(n, lambda evs: [resumed] + evs))
+    want = [str(x) for x in before.payload["numbers"]]
+    assert found(r)[0] == (n, now.seq, f"the streak resumed at ['1', '2']; the trace before the restart leaves it at "
+                                       f"{want}")
+    # resumed where the trace left it: nothing to say
+    same = dataclasses.replace(resumed, payload={"numbers": before.payload["numbers"]})
+    r = judge(StreakRules, table, in_round(n, lambda evs: [same] + evs))
+    assert (r.verdict, r.findings_total) == ("pass", 0)
+    # the resumed numbers are the ones followed: the round's number is tracked from them
+    r = judge(StreakRules, table, in_round(n, lambda evs: [resumed] + evs))
+    assert r.findings[1].round == n and r.findings[1].seq == now.seq
+
+
+def test_a_trace_begun_from_a_saved_streak_tracks_from_it(table):
+    n0 = min(table[1])
+    first = _streak(table[1][n0])
+
+    def resumed_setup(events):
+        rec = dataclasses.replace(events[-1], device="croupier", kind="streak_resumed", payload={"numbers": [35]})
+        return events + [rec]
+    r = judge(StreakRules, table, setup_change=resumed_setup)
+    ball = next(e for e in table[1][n0] if device("ball_result")(e))
+    assert ball.payload["pocket"] == 25 and first.payload == {"numbers": [25], "length": 1, "ended": False,
+                                                              "end_reason": None}
+    assert r.verdict == "fail" and found(r)[0] == (
+        n0, first.seq, "after 25: tracker at box 1, going on; § 617b.4(g)(2)(i): box 1, ended (less than or equal to "
+                       "the preceding number)")
