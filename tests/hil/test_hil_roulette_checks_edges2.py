@@ -440,3 +440,140 @@ def test_a_trace_begun_from_a_saved_streak_tracks_from_it(table):
     assert r.verdict == "fail" and found(r)[0] == (
         n0, first.seq, "after 25: tracker at box 1, going on; § 617b.4(g)(2)(i): box 1, ended (less than or equal to "
                        "the preceding number)")
+
+
+# --------------------------------------------------------------------------- § 617b.4(h)(2) the meter hit
+SEED = 10_000 * 100  # Progressive Paytable 3: Seed/Reseed 10,000 × the 100-cent progressive wager
+
+
+def _hit_round(table):
+    """(round, its ended streak record, its up_settle records, the meter before the round's end) of the
+    first round a streak ended in whose meter does not split evenly among its wagers (a remainder to
+    keep), with increments after it."""
+    incs = events_of(table[1], device("meter_increment"))
+    for n, evs in sorted(table[1].items()):
+        s, settles = _streak(evs), [e for e in evs if croupier("up_settle")(e)]
+        meter = [e.payload["value_cents"] for m, e in incs if m <= n]
+        if s is not None and s.payload["ended"] and len(settles) >= 2 and meter and meter[-1] % len(settles) \
+                and sum(1 for m, _ in incs if m > n) >= 5:
+            return n, s, settles, meter[-1]
+    raise AssertionError("no round to hit the meter in")
+
+
+def _meter_hit(table, **changes):
+    """The round change of a streak won at 9 ("100% of progressive meter") and paid by the system as
+    Paytable 3 says, with ``changes`` to the hit's payload; later increments shown from the reseed.
+    Returns (round, change, the hit event, winners, jackpot, share, remainder)."""
+    n, streak, settles, jackpot = _hit_round(table)
+    winners = len(settles)
+    share, rest = divmod(jackpot, winners)
+    shift = jackpot - SEED - rest  # the meter after the hit is the reseed plus the remainder
+    template = next(e for e in table[1][n] if e.device == "roulette_wagering")
+    payload = {"meter": "progressive", "jackpot_cents": jackpot, "winners": winners, "percent": 100,
+               "paid_cents": share, "remainder_cents": rest, "reseed_cents": SEED, "value_cents": SEED + rest,
+               "reserve_cents": 0} | changes
+    hit = dataclasses.replace(template, seq=10**7, kind="meter_hit", payload=payload)
+    won = with_payload(streak, length=9, end_reason="LONGEST", numbers=list(range(1, 10)))
+
+    def change(m, evs):
+        if m == n:
+            out = [won if e.seq == streak.seq else e for e in evs]
+            return out + [hit]
+        if m > n:
+            return [with_payload(e, value_cents=e.payload["value_cents"] - shift) if device("meter_increment")(e) else e
+                    for e in evs]
+        return evs
+    return n, change, hit, winners, jackpot, share, rest, streak, settles
+
+
+def test_a_meter_hit_paid_as_paytable_3_says_passes(table):
+    n, change, hit, winners, jackpot, share, rest, streak, settles = _meter_hit(table)
+    incs = events_of(table[1], device("meter_increment"))
+    r = judge(ProgressiveMeter, table, change)
+    assert (r.verdict, r.findings_total) == ("pass", 0)
+    after = sum(1 for m, _ in incs if m > n)
+    before = sum(1 for m, _ in incs if m <= n)
+    assert measured(r) == [("increments", 67, "wagers", None, None), ("meter_hits", 1, "hits", None, None),
+                           ("meter_end_cents", float(SEED + rest + 18 * after), "cents", None, None),
+                           ("reserve_end_cents", float(4 * after), "cents", None, None)]
+    assert before + after == 67 and jackpot == SEED + 18 * before
+    assert r.summary == "67 increments and 1 hit(s) exact, on Progressive Paytable 3's row"
+
+
+@pytest.mark.parametrize(("field", "bad", "words"), [
+    ("percent", 50, "the system paid 50 % of the meter; Progressive Paytable 3 pays \"100% of progressive meter\""),
+    ("reseed_cents", 5, "the meter reseeded at 5; the row's Seed/Reseed is 1000000"),
+])
+def test_a_meter_hit_off_the_row_fails(table, field, bad, words):
+    n, change, hit, *_ = _meter_hit(table, **{field: bad})
+    r = judge(ProgressiveMeter, table, change)
+    assert found(r) == [(n, hit.seq, words)]
+    assert r.summary == "1 meter error(s)"
+
+
+def test_a_meter_split_wrong_fails(table):
+    n, change, hit, winners, jackpot, share, rest, *_ = _meter_hit(table, paid_cents=None)
+    n, change, hit, *_ = _meter_hit(table, paid_cents=share + 1)
+    r = judge(ProgressiveMeter, table, change)
+    assert found(r) == [(n, hit.seq, f"the meter {jackpot} split {winners} ways is {share} each (remainder {rest}); "
+                                     f"the system paid {share + 1} each (remainder {rest})")]
+    n, change, hit, *_ = _meter_hit(table, remainder_cents=rest + 1)
+    r = judge(ProgressiveMeter, table, change)
+    assert found(r) == [(n, hit.seq, f"the meter {jackpot} split {winners} ways is {share} each (remainder {rest}); "
+                                     f"the system paid {share} each (remainder {rest + 1})")]
+
+
+def test_a_meter_hit_showing_the_wrong_jackpot_value_or_reserve_fails(table):
+    n, change, hit, winners, jackpot, share, rest, *_ = _meter_hit(table)
+    n, change, hit, *_ = _meter_hit(table, jackpot_cents=jackpot + 7)
+    r = judge(ProgressiveMeter, table, change)
+    assert found(r)[0] == (n, hit.seq, f"the meter shows {jackpot + 7} when paid; its seed, wagers and payouts make it "
+                                       f"{jackpot}")
+    n, change, hit, *_ = _meter_hit(table, value_cents=SEED + rest + 1)
+    r = judge(ProgressiveMeter, table, change)
+    assert found(r)[0] == (n, hit.seq, f"the meter shows {SEED + rest + 1} after the payout (reseed + remainder); its seed, "
+                                       f"wagers and payouts make it {SEED + rest}")
+    n, change, hit, *_ = _meter_hit(table, reserve_cents=3)
+    r = judge(ProgressiveMeter, table, change)
+    assert found(r) == [(n, hit.seq, "the reserve is 3 after funding the reseed; 1/25 of the wagers less the reseeds "
+                                     "funded make it 0")]
+    assert measured(r)[3][1] == 3.0 + 4 * sum(1 for m, _ in events_of(table[1], device("meter_increment")) if m > n)
+
+
+def test_a_meter_shared_by_the_wrong_number_of_winners_fails(table):
+    n, change, hit, winners, jackpot, share, rest, streak, settles = _meter_hit(table)
+    s2, r2 = divmod(jackpot, winners + 1)
+    n, change, hit, *_ = _meter_hit(table, winners=winners + 1, paid_cents=s2, remainder_cents=r2,
+                                    value_cents=SEED + r2)
+    r = judge(ProgressiveMeter, table,
+              lambda m, evs: [with_payload(e, value_cents=e.payload["value_cents"] - rest + r2)
+                              if m > n and device("meter_increment")(e) else e for e in change(m, evs)])
+    assert found(r) == [(n, hit.seq, f"the meter shared by {winners + 1}; the streak has {winners} Roulette Up wagers, "
+                                     "each a winner")]
+
+
+def test_a_winner_paid_a_meter_share_other_than_the_systems_fails(table):
+    n, change, hit, winners, jackpot, share, rest, streak, settles = _meter_hit(table)
+    shares = {settles[0].seq: with_payload(settles[0], meter_share_cents=share),
+              settles[1].seq: with_payload(settles[1], meter_share_cents=share - 1)}
+    r = judge(ProgressiveMeter, table, lambda m, evs: [shares.get(e.seq, e) for e in change(m, evs)])
+    assert found(r) == [(n, settles[1].seq, f"{settles[1].payload['wager_id']} paid a meter share of {share - 1}; the "
+                                            f"system paid {share} each")]
+
+
+def test_a_streak_won_at_the_meter_row_that_the_system_did_not_pay_fails(table):
+    n, change, hit, winners, jackpot, share, rest, streak, settles = _meter_hit(table)
+    r = judge(ProgressiveMeter, table, lambda m, evs: [e for e in change(m, evs) if e.seq != hit.seq])
+    mine = [f for f in found(r) if f[0] == n]
+    assert mine == [(n, streak.seq, "the streak of 9 won \"100% of progressive meter\" but the system paid no meter "
+                                    "(no meter_hit)")]
+
+
+def test_a_meter_hit_with_no_winner_keeps_the_jackpot_as_the_remainder(table):
+    n, change, hit, winners, jackpot, share, rest, *_ = _meter_hit(table)
+    n, change, hit, *_ = _meter_hit(table, winners=0, paid_cents=0, remainder_cents=jackpot)
+    r = judge(ProgressiveMeter, table, change)
+    msgs = [f[2] for f in found(r) if f[0] == n]
+    assert msgs[0] == f"the meter shows {SEED + rest} after the payout (reseed + remainder); its seed, wagers and " \
+                      f"payouts make it {SEED + jackpot}"
+    assert msgs[1] == f"the meter shared by 0; the streak has {winners} Roulette Up wagers, each a winner"
