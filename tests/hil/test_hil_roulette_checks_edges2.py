@@ -577,3 +577,120 @@ def test_a_meter_hit_with_no_winner_keeps_the_jackpot_as_the_remainder(table):
     assert msgs[0] == f"the meter shows {SEED + rest} after the payout (reseed + remainder); its seed, wagers and " \
                       f"payouts make it {SEED + jackpot}"
     assert msgs[1] == f"the meter shared by 0; the streak has {winners} Roulette Up wagers, each a winner"
+
+
+def _up(**changes):
+    """A round-0 change of the table's Roulette Up terms."""
+    def setup_change(events):
+        out = []
+        for e in events:
+            if e.device == "croupier" and e.kind == "table":
+                e = with_payload(e, roulette_up=None if changes.get("none") else {**e.payload["roulette_up"], **changes})
+            out.append(e)
+        return out
+    return setup_change
+
+
+@pytest.mark.parametrize(("setup_change", "verdict", "summary", "zero"), [
+    (_up(none=True), "indeterminate", "no progressive paytable at this table", []),
+    (_up(paytable="A"), "indeterminate", "no progressive paytable at this table", []),
+    (_up(paytable="Z"), "fail", "1 meter error(s)",
+     ["no Roulette Up paytable 'Z': § 617b.4(h) has A–E and progressive 1–7"]),
+    (_up(progressive=None), "fail", "1 meter error(s)",
+     ["Progressive Paytable 3 is progressive but the table declares no progressive wager"]),
+    (_up(progressive={"stake_cents": "100"}), "fail", "1 meter error(s)",
+     ["Progressive Paytable 3 is progressive but the table declares no progressive wager"]),
+])
+def test_a_table_without_a_progressive_meter_to_follow(table, setup_change, verdict, summary, zero):
+    r = judge(ProgressiveMeter, table, setup_change=setup_change)
+    assert (r.verdict, r.summary) == (verdict, summary)
+    assert found(r) == [(0, None, z) for z in zero]
+    assert measured(r) == [("increments", 0, "wagers", None, None), ("meter_hits", 0, "hits", None, None)]
+
+
+def test_the_meter_declared_by_another_system_device_is_judged(table):
+    def rename(events):
+        return [dataclasses.replace(e, device="progressive_system") if e.device == "roulette_wagering"
+                and e.kind == "device_info" else e for e in events]
+    r = judge(ProgressiveMeter, table, setup_change=rename)
+    assert (r.verdict, r.findings_total) == ("pass", 0)
+
+
+@pytest.mark.parametrize(("meters", "words"), [
+    ([], "no meter"),
+    ([{"name": "other"}, {"name": "spare"}], "meters other, spare"),
+])
+def test_a_system_declaring_no_roulette_up_meter_fails_617b4c(table, meters, words):
+    def setup_change(events):
+        return [with_payload(e, meters=meters) if e.device == "roulette_wagering" and e.kind == "device_info" else e
+                for e in events]
+    r = judge(ProgressiveMeter, table, setup_change=setup_change)
+    assert [f for f in found(r) if f[0] == 0] == [(0, None, "Progressive Paytable 3 needs a progressive table game "
+                                                            "system with its meter (§ 617b.4(c)); the wagering device "
+                                                            f"declares {words}")]
+
+
+def test_a_meter_declaring_no_seed_fails_with_the_rows_figure(table):
+    def setup_change(events):
+        out = []
+        for e in events:
+            if e.device == "roulette_wagering" and e.kind == "device_info":
+                e = with_payload(e, meters=[{k: v for k, v in m.items() if k != "seed_cents"} for m in e.payload["meters"]])
+            out.append(e)
+        return out
+    r = judge(ProgressiveMeter, table, setup_change=setup_change)
+    assert found(r) == [(0, None, "the system's meter declares seed_cents None; Progressive Paytable 3's row "
+                                  "(§ 617b.4(h)(2)) on a 100-cent progressive wager is 1000000")]
+    r = judge(ProgressiveMeter, table, setup_change=_meter_rates(increment_rate="0.18", reserve_rate="0.04"))
+    assert (r.verdict, r.findings_total) == ("pass", 0)  # 0.18 is 9/50: the same rate written otherwise
+
+
+def _meter_rates(**changes):
+    def setup_change(events):
+        return [with_payload(e, meters=[{**m, **changes} for m in e.payload["meters"]])
+                if e.device == "roulette_wagering" and e.kind == "device_info" else e for e in events]
+    return setup_change
+
+
+def _resumed_setup(**meter):
+    def setup_change(events):
+        rec = dataclasses.replace(events[-1], device="croupier", kind="streak_resumed",
+                                  payload={"numbers": [], "meters": [meter]})
+        return events + [rec]
+    return setup_change
+
+
+def test_a_trace_begun_from_a_saved_meter_follows_its_residue_and_reserve(table):
+    incs = len(events_of(table[1], device("meter_increment")))
+    r = judge(ProgressiveMeter, table, setup_change=_resumed_setup(
+        name="progressive", value_cents=SEED, residue="1/2", reserve_cents=100, reserve_residue="1/4"))
+    assert (r.verdict, r.findings_total) == ("pass", 0)
+    assert measured(r)[2:] == [("meter_end_cents", SEED + 18 * incs + 0.5, "cents", None, None),
+                               ("reserve_end_cents", 100.25 + 4 * incs, "cents", None, None)]
+    # another meter's saved state is not this one's
+    r = judge(ProgressiveMeter, table, setup_change=_resumed_setup(
+        name="other", value_cents=5, residue="1/2", reserve_cents=100, reserve_residue="1/4"))
+    assert (r.verdict, r.findings_total) == ("pass", 0)
+    assert measured(r)[2:] == [("meter_end_cents", float(SEED + 18 * incs), "cents", None, None),
+                               ("reserve_end_cents", float(4 * incs), "cents", None, None)]
+
+
+def test_a_meter_restored_mid_trace_off_the_trace_fails_and_is_followed(table):
+    incs = events_of(table[1], device("meter_increment"))
+    n2, nxt = next((m, e) for m, e in incs if m > incs[0][0])
+    inc = [e for m, e in incs if m < n2][-1]
+    value = inc.payload["value_cents"]
+    restored = dataclasses.replace(inc, device="croupier", kind="streak_resumed", seq=10**7, payload={
+        "numbers": [], "meters": [{"name": "progressive", "value_cents": value + 3, "residue": "1/2",
+                                   "reserve_cents": 0, "reserve_residue": "0"}]})
+    r = judge(ProgressiveMeter, table, in_round(n2, lambda evs: [restored] + evs))
+    assert found(r)[0] == (n2, restored.seq, f"the meter restored at {value + 3} + 1/2; the trace before the restart "
+                                             f"leaves it at {float(value):.4f}")
+    # followed from the restored figure: the next increment, shown from the old one, is off
+    assert found(r)[1] == (n2, nxt.seq, f"press {nxt.payload['press_id']}: the meter went 18 up to {value + 18}; 9/50 × "
+                                        f"100 on {value + 3.5:.4f} makes {value + 21} (+18)")
+    assert r.findings_total == 2
+    same = dataclasses.replace(restored, payload={"numbers": [], "meters": [
+        {"name": "progressive", "value_cents": value, "residue": "0", "reserve_cents": 4, "reserve_residue": "0"}]})
+    r = judge(ProgressiveMeter, table, in_round(n2, lambda evs: [same] + evs))
+    assert (r.verdict, r.findings_total) == ("pass", 0)
