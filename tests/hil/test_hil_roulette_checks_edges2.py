@@ -694,3 +694,112 @@ def test_a_meter_restored_mid_trace_off_the_trace_fails_and_is_followed(table):
         {"name": "progressive", "value_cents": value, "residue": "0", "reserve_cents": 4, "reserve_residue": "0"}]})
     r = judge(ProgressiveMeter, table, in_round(n2, lambda evs: [same] + evs))
     assert (r.verdict, r.findings_total) == ("pass", 0)
+
+
+# --------------------------------------------------------------------------- the χ² tests
+POCKETS_00 = ["0", "00"] + [str(i) for i in range(1, 37)]
+
+
+def _lit_stats(selections: list[list]) -> tuple[float, float, float]:
+    """(corrected X², uncorrected χ², p) of lit selections, worked out here: Var = Σ k/38 (1 − k/38)."""
+    counts = {p: 0 for p in POCKETS_00}
+    var = 0.0
+    for sel in selections:
+        keys = {str(x) for x in sel}
+        for k in keys:
+            counts[k] += 1
+        var += len(keys) / 38 * (1 - len(keys) / 38)
+    e = sum(counts.values()) / 38
+    ss = sum((o - e) ** 2 for o in counts.values())
+    x2 = 37 / 38 * ss / var
+    return x2, ss / e, float(stats.chi2.sf(x2, 37))
+
+
+def test_the_lit_numbers_chi2_is_the_without_replacement_statistic(table):
+    sels = [e.payload["numbers"] for _, e in events_of(table[1], device("illumination"))]
+    x2, naive, p = _lit_stats(sels)
+    r = judge(LitUniformity, table, config=CheckConfig(chi2_min_spins=240))  # 240 // 4 = 60 selections: enough
+    assert (r.verdict, r.findings_total) == ("pass", 0)
+    assert [m[:3] for m in measured(r)] == [("selections", 60, "selections"), ("chi2_corrected", pytest.approx(x2, rel=1e-12), "1"),
+                                            ("chi2_uncorrected", pytest.approx(naive, rel=1e-12), "1"),
+                                            ("p_value", pytest.approx(p, rel=1e-9), "1"), ("dof", 37, "1")]
+    assert [m[4] for m in measured(r)] == [">= 60", None, None, ">= 0.01", None]
+    assert r.summary == f"uniform at α = 0.01: p = {p:.3g} over 60 selections"
+    # (N − 1)/N · Σ (O − E)² / var on three categories: 2/3 · (1 + 1 + 0) / 0.5
+    assert without_replacement_chi2([3, 1, 2], 0.5) == pytest.approx(8 / 3, rel=1e-15)
+    r = judge(LitUniformity, table, config=CheckConfig(chi2_min_spins=244))  # 61 selections wanted
+    assert (r.verdict, r.summary) == ("indeterminate", "60 selections: too few for the χ² test")
+    assert measured(r) == [("selections", 60, "selections", None, ">= 61")]
+    r = judge(LitUniformity, table)
+    assert (r.verdict, r.summary) == ("indeterminate", "60 selections: too few for the χ² test")
+    assert measured(r) == [("selections", 60, "selections", None, ">= 250")]
+
+
+def test_a_generator_lighting_the_same_numbers_fails_the_lit_chi2(table):
+    def same(n, evs):
+        return [with_payload(e, numbers=[9, 7, 9], multipliers=[50, 50, 50]) if device("illumination")(e) else e
+                for e in evs]
+    x2, naive, p = _lit_stats([[9, 7]] * 60)
+    r = judge(LitUniformity, table, same, config=CheckConfig(chi2_min_spins=40))
+    assert r.verdict == "fail" and r.summary == f"lit numbers not uniform: p = {p:.3g}"
+    assert found(r) == [(0, None, f"X² = {x2:.1f} on 37 dof, p = {p:.3g} < 0.01; most lit: 7 (60 times, expected "
+                                  f"{120 / 38:.1f})")]
+    assert measured(r)[1][1] == pytest.approx(x2, rel=1e-12) and measured(r)[2][1] == pytest.approx(naive, rel=1e-12)
+
+
+def test_every_number_lit_every_time_tells_nothing(table):
+    r = judge(LitUniformity, table, lambda n, evs: [with_payload(e, numbers=POCKETS_00) if device("illumination")(e)
+                                                    else e for e in evs], config=CheckConfig(chi2_min_spins=40))
+    assert (r.verdict, r.summary, r.findings_total) == ("indeterminate", "60 selections: too few for the χ² test", 0)
+
+
+def _balls(table):
+    return [next(e for e in evs if device("ball_result")(e)).payload["pocket"] for _, evs in sorted(table[1].items())]
+
+
+def test_the_pocket_chi2_is_pearsons_over_the_wheels_compartments(table):
+    balls = [str(b) for b in _balls(table)]
+    counts = [balls.count(p) for p in POCKETS_00]
+    chi2 = sum((o - 60 / 38) ** 2 for o in counts) / (60 / 38)
+    p = float(stats.chi2.sf(chi2, 37))
+    r = judge(PocketUniformity, table, config=CheckConfig(chi2_min_spins=60))
+    assert (r.verdict, r.findings_total) == ("pass", 0)
+    assert measured(r) == [("spins", 60, "spins", None, ">= 60 spins"), ("chi2", pytest.approx(chi2, rel=1e-12), "1", None, None),
+                           ("p_value", pytest.approx(p, rel=1e-9), "1", None, ">= 0.01"), ("dof", 37, "1", None, None)]
+    assert r.summary == f"uniform at α = 0.01: p = {p:.3g} over 60 spins"
+    r = judge(PocketUniformity, table, config=CheckConfig(chi2_min_spins=61))
+    assert (r.verdict, r.summary) == ("indeterminate", "60 spins: too few for the χ² test")
+    assert measured(r) == [("spins", 60, "spins", None, ">= 61 spins")]
+
+
+def test_a_wheel_always_on_one_number_fails_the_pocket_chi2(table):
+    chi2 = ((60 - 60 / 38) ** 2 + 37 * (60 / 38) ** 2) / (60 / 38)
+    p = float(stats.chi2.sf(chi2, 37))
+    r = judge(PocketUniformity, table, lambda n, evs: [with_payload(e, pocket=7) if device("ball_result")(e) else e
+                                                       for e in evs], config=CheckConfig(chi2_min_spins=60))
+    assert found(r) == [(0, None, f"χ² = {chi2:.1f} on 37 dof, p = {p:.3g} < 0.01; most frequent 7 (60 of 60, "
+                                  "expected 1.6)")]
+    assert r.summary == f"numbers not uniform: p = {p:.3g}"
+
+
+def test_a_spin_on_no_compartment_of_the_wheel_fails_the_pocket_check(table):
+    n, ball = events_of(table[1], device("ball_result"))[0]
+    r = judge(PocketUniformity, table, replace_event(ball, with_payload(ball, pocket=37)),
+              config=CheckConfig(chi2_min_spins=60))
+    assert r.verdict == "fail" and found(r)[0] == (0, None, "1 spins on numbers not on the double-zero wheel")
+    assert r.findings_total == 1 and measured(r)[0][1] == 60
+
+
+def test_the_valid_ball_is_the_wheels_last_report_before_the_croupier_validated_the_spin(table):
+    n, ball = events_of(table[1], device("ball_result"))[0]
+    evs = table[1][n]
+    assert valid_ball(RoundView.of(n, evs)) is ball
+    mine = dataclasses.replace(ball, device="croupier", seq=10**7)  # the croupier's own record is no wheel report
+    later = dataclasses.replace(ball, seq=10**7 + 1, payload={**ball.payload, "pocket": 7})
+    i = evs.index(ball)
+    assert valid_ball(RoundView.of(n, evs[:i + 1] + [mine] + evs[i + 1:])) is ball
+    valid = next(e for e in evs if croupier("spin_valid")(e))
+    j = evs.index(valid)
+    assert valid_ball(RoundView.of(n, evs[:j + 1] + [later] + evs[j + 1:])) is ball  # after the validation
+    assert valid_ball(RoundView.of(n, evs[:i] + [later] + evs[i:])) is ball  # the last one before it
+    assert valid_ball(RoundView.of(n, [e for e in evs if e.seq != valid.seq])) is None
