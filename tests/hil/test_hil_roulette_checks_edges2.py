@@ -13,16 +13,16 @@ quoted are worked out here from the regulation (Paytable B's 175 to 1, the strai
 from __future__ import annotations
 
 import dataclasses
-from fractions import Fraction
+import re
 from pathlib import Path
 
 import pytest
 from scipy import stats
 
 from hil.checks.base import BenchView, CheckConfig, RoundView
-from hil.checks.roulette import (DistinctNumbers, IlluminationAfterWagers, LitUniformity, PaytableValues,
-                                 PocketUniformity, ProgressiveMeter, StraightPayouts, StreakRules, UpSettlement,
-                                 UpWagersOnDevice, UpWagerTiming, valid_ball, wheel_no_more_bets,
+from hil.checks.roulette import (IlluminationAfterWagers, LitUniformity, PaytableValues,
+                                 PocketUniformity, ProgressiveMeter, StraightPayouts, StreakRules, UpLockout,
+                                 UpSettlement, UpWagersOnDevice, UpWagerTiming, valid_ball, wheel_no_more_bets,
                                  without_replacement_chi2)
 from hil.trace import Event
 from tests.hil.trace_edits import Table, replace_event, simulated_table, with_payload
@@ -803,3 +803,187 @@ def test_the_valid_ball_is_the_wheels_last_report_before_the_croupier_validated_
     assert valid_ball(RoundView.of(n, evs[:j + 1] + [later] + evs[j + 1:])) is ball  # after the validation
     assert valid_ball(RoundView.of(n, evs[:i] + [later] + evs[i:])) is ball  # the last one before it
     assert valid_ball(RoundView.of(n, [e for e in evs if e.seq != valid.seq])) is None
+
+
+# --------------------------------------------------------------------------- § 617b.4(c)(1) device-accepted
+def test_a_healthy_table_takes_every_roulette_up_wager_on_a_press(table):
+    ups = events_of(table[1], croupier("wager", kind="up"))
+    r = judge(UpWagersOnDevice, table)
+    assert (r.verdict, r.findings_total, r.rounds_examined) == ("pass", 0, ROUNDS)
+    assert measured(r) == [("up_wagers", len(ups), "wagers", None, None)]
+    assert r.summary == f"all {len(ups)} Roulette Up wagers are presses the device accepted in time"
+
+
+@pytest.mark.parametrize("up", [_up(none=True), _up(paytable="A"), _up(paytable="Z")])
+def test_device_acceptance_is_not_judged_without_a_progressive_roulette_up(table, up):
+    r = judge(UpWagersOnDevice, table, setup_change=up)
+    assert (r.verdict, r.summary, r.findings_total) == (
+        "indeterminate", "no progressive Roulette Up paytable at this table (§ 617b.4(c))", 0)
+    assert measured(r) == [("up_wagers", 0, "wagers", None, None)]
+
+
+def test_no_roulette_up_wager_is_no_pass_of_device_acceptance(table):
+    r = judge(UpWagersOnDevice, table, lambda n, evs: [e for e in evs if not croupier("wager", kind="up")(e)])
+    assert (r.verdict, r.summary) == ("indeterminate", "no Roulette Up wager in the trace")
+
+
+def test_a_roulette_up_wager_on_no_press_a_press_not_accepted_or_one_press_twice_fails_617b4c1(table):
+    n, w = events_of(table[1], croupier("wager", kind="up"))[0]
+    p, wid, pid, seat = w.payload, w.payload["wager_id"], w.payload["press_id"], w.payload["seat"]
+    nopress = dataclasses.replace(w, payload={k: v for k, v in p.items() if k != "press_id"})
+    r = judge(UpWagersOnDevice, table, replace_event(w, nopress))
+    assert found(r) == [(n, w.seq, f"Roulette Up wager {wid} (seat {seat}) taken on no press")]
+    assert r.summary == "1 Roulette Up wager(s) without a press the device accepted"
+    r = judge(UpWagersOnDevice, table, replace_event(w, with_payload(w, press_id=10**6)))
+    assert found(r) == [(n, w.seq, f"Roulette Up wager {wid} (seat {seat}) taken on press {10**6}, which the device "
+                                   "did not accept from a player before \"no more bets\"")]
+    twice = dataclasses.replace(w, seq=10**7, payload={**p, "wager_id": "x-u2"})
+    r = judge(UpWagersOnDevice, table, in_round(n, lambda evs: [x for e in evs for x in ([e, twice] if e.seq == w.seq else [e])]))
+    assert found(r) == [(n, twice.seq, f"press {pid} taken as two Roulette Up wagers")]
+    assert measured(r) == [("up_wagers", 68, "wagers", None, None)]
+
+
+@pytest.mark.parametrize(("change", "seat", "stake"), [({"seat": 99}, 99, None), ({"stake_cents": 500}, None, 500)])
+def test_a_roulette_up_wager_off_its_press_fails_617b4c1(table, change, seat, stake):
+    n, w = events_of(table[1], croupier("wager", kind="up"))[0]
+    p = w.payload
+    press = next(e for e in table[1][n] if e.kind == "press" and e.payload["press_id"] == p["press_id"])
+    r = judge(UpWagersOnDevice, table, replace_event(w, with_payload(w, **change)))
+    assert found(r) == [(n, w.seq, f"Roulette Up wager {p['wager_id']}: seat {seat or p['seat']}, "
+                                   f"{stake or p['stake_cents']} cents; the device accepted press {p['press_id']} from "
+                                   f"seat {press.payload['seat']} for {press.payload['stake_cents']} cents")]
+
+
+# --------------------------------------------------------------------------- § 617b.4(a), (d) timing
+def test_roulette_up_timing_is_not_judged_without_roulette_up(table):
+    r = judge(UpWagerTiming, table, setup_change=_up(none=True))
+    assert (r.verdict, r.summary, r.findings_total, r.rounds_examined) == (
+        "indeterminate", "no Roulette Up wager in the trace", 0, ROUNDS)
+    assert measured(r) == [("up_wagers_accepted", 0, "wagers", None, None), ("up_wagers_refused", 0, "wagers", None, None),
+                           ("up_presses_owed", 0, "presses", None, None)]
+
+
+def test_a_roulette_up_wager_a_moment_before_the_close_is_in_time(table):
+    n, w = events_of(table[1], croupier("wager", kind="up"))[0]
+    nmb = next(e for e in table[1][n] if croupier("no_more_bets")(e))
+    r = judge(UpWagerTiming, table, replace_event(w, with_payload(w, placed_s=nmb.sim_time - 1e-6)))
+    assert (r.verdict, r.findings_total) == ("pass", 0)
+    r = judge(UpWagerTiming, table, replace_event(w, with_payload(w, placed_s=nmb.sim_time, seat=99)))
+    assert r.summary == ("2 Roulette Up wager(s) accepted out of time or press(es) refused or dropped against "
+                         "§ 617b.4(a), (d)")
+    assert [f[2] for f in found(r)] == [
+        f"Roulette Up wager {w.payload['wager_id']} by seat 99, who placed no Roulette wager",
+        f"Roulette Up wager {w.payload['wager_id']} placed after \"no more bets\""]
+
+
+def test_the_refusals_counted_are_the_roulette_up_ones(table):
+    refused = events_of(table[1], croupier("wager_rejected", kind="up"))
+    n, ref = refused[0]
+    other = dataclasses.replace(ref, seq=10**7, payload={**ref.payload, "kind": "straight", "press_id": None})
+    r = judge(UpWagerTiming, table, in_round(n, lambda evs: evs + [other]))
+    assert measured(r)[1] == ("up_wagers_refused", len(refused), "wagers", None, None)
+
+
+# --------------------------------------------------------------------------- § 617b.4(h) settlement
+def test_a_healthy_table_settles_by_paytable_3_pinned(table):
+    settles = events_of(table[1], croupier("up_settle"))
+    by = {}
+    for _, s in settles:
+        by[s.payload["payout"]] = by.get(s.payload["payout"], 0) + 1
+    r = judge(UpSettlement, table)
+    assert by == {"Loss": 65, "10 for 1": 2}
+    assert measured(r) == [("up_wagers_settled", 67, "wagers", None, None), ("settled_10_for_1", 2, "wagers", None, None),
+                           ("settled_Loss", 65, "wagers", None, None)]
+    assert r.summary == "67 Roulette Up wagers settled by Progressive Paytable 3"
+
+
+def test_roulette_up_settlement_is_not_judged_without_roulette_up(table):
+    r = judge(UpSettlement, table, setup_change=_up(none=True))
+    assert (r.verdict, r.summary, r.findings_total) == ("indeterminate", "no Roulette Up wager settled in the trace", 0)
+    assert measured(r) == [("up_wagers_settled", 0, "wagers", None, None)]
+
+
+def test_a_roulette_up_settlement_quotes_the_paytable_row(table):
+    n, s = next((n, s) for n, s in events_of(table[1], croupier("up_settle")) if s.payload["payout"] == "10 for 1")
+    stake = s.payload["stake_cents"]
+    r = judge(UpSettlement, table, replace_event(s, with_payload(s, returned_cents=0)))
+    # Paytable 3, a streak of 4: 10 for 1 — ten times the wager, the wager included
+    assert found(r) == [(n, s.seq, f"{s.payload['wager_id']}: {stake} on a streak of 4 (10 for 1) returns "
+                                   f"{10 * stake}; 0 returned at length 4")]
+
+
+def test_a_roulette_up_wager_with_no_stake_cannot_be_settled(table):
+    n, s = events_of(table[1], croupier("up_settle"))[0]
+    wid = s.payload["wager_id"]
+    r = judge(UpSettlement, table, lambda m, evs: [with_payload(e, stake_cents=0) if croupier("wager", kind="up")(e)
+                                                    and e.payload["wager_id"] == wid else e for e in evs])
+    assert found(r) == [(n, s.seq, f"{wid}: a stake is a positive number of cents, not 0")]
+    assert measured(r)[0][1] == 66
+
+
+def test_a_void_rounds_roulette_up_wager_is_no_wager_of_the_streak(table):
+    n, w = events_of(table[1], croupier("wager", kind="up"))[0]
+    r = judge(UpSettlement, table, in_round(n, lambda evs: [with_payload(e, void=True) if croupier("round_end")(e) else e
+                                                            for e in evs]))
+    settled_in = next(m for m, s in events_of(table[1], croupier("up_settle")) if s.payload["wager_id"] == w.payload["wager_id"])
+    s = next(s for m, s in events_of(table[1], croupier("up_settle")) if s.payload["wager_id"] == w.payload["wager_id"])
+    assert (settled_in, s.seq, f"{w.payload['wager_id']} settled but not a wager of this streak") in found(r)
+
+
+# --------------------------------------------------------------------------- § 617b.4(c)(2) from the wheel
+def test_the_wheels_no_more_bets_is_its_last_bets_closed_before_the_croupiers(table):
+    n = min(table[1])
+    evs = table[1][n]
+    nmb = next(e for e in evs if croupier("no_more_bets")(e))
+    i = evs.index(nmb)
+    template = evs[i - 1]
+    a = dataclasses.replace(template, seq=10**7, device="ball_wheel", kind="bets_closed", payload={})
+    b = dataclasses.replace(a, seq=10**7 + 1)
+    mine = dataclasses.replace(a, seq=10**7 + 2, device="croupier")
+    after = dataclasses.replace(a, seq=10**7 + 3)
+    assert wheel_no_more_bets(RoundView.of(n, evs)) is None
+    assert wheel_no_more_bets(RoundView.of(n, evs[:i] + [a, b, mine] + evs[i:] + [after])) is b
+    assert wheel_no_more_bets(RoundView.of(n, evs[:i] + [a] + [e for e in evs[i:] if e.seq != nmb.seq])) is None
+
+
+FOLLOW = SCENARIO.with_name("roulette_follow_autonomous_wheel.yaml")
+_LATE = r"wager recognised \d+\.\d{6} ms after the %s: at or past the budget \(1\.000 ms\)"
+
+
+@pytest.fixture(scope="module")
+def follow(tmp_path_factory) -> Table:
+    """A single zero table whose automatic wheel announces "no more bets" itself (8 rounds)."""
+    return simulated_table(FOLLOW, 8, tmp_path_factory.mktemp("roulette-follow"))
+
+
+def test_a_lockout_timed_from_the_wheels_announcement_says_so(follow):
+    timed = sum(1 for n, evs in follow[1].items()
+                if wheel_no_more_bets(RoundView.of(n, evs)) is not None and any(e.kind == "lockout_command" for e in evs))
+    assert timed == 8
+    r = judge(UpLockout, follow)
+    assert r.verdict == "pass" and r.summary.endswith(" (timed from the wheel's own \"no more bets\" in 8 rounds)")
+    assert measured(r)[-1] == ("rounds_timed_from_wheel", 8, "rounds", None, None)
+    r = judge(UpLockout, follow, config=CheckConfig(lockout_budget_s=0.001))
+    assert r.verdict == "fail" and r.findings_total > 0
+    assert all(re.fullmatch(_LATE % "wheel's \"no more bets\"", m) for _, _, m in found(r))
+    # a round the wheel announced nothing in, or the rig commanded no lock-out in, is timed from the command
+    n1 = min(follow[1])
+
+    def unannounced(m, evs):
+        return [e for e in evs if not (m == n1 and e.kind == "bets_closed")]
+    r = judge(UpLockout, follow, unannounced, config=CheckConfig(lockout_budget_s=0.001))
+    assert measured(r)[-1] == ("rounds_timed_from_wheel", 7, "rounds", None, None)
+    assert r.summary.endswith(" (timed from the wheel's own \"no more bets\" in 7 rounds)")
+    mine = [m for n, _, m in found(r) if n == n1]
+    assert mine and all(re.fullmatch(_LATE % "lock-out command", m) for m in mine)
+    assert all(re.fullmatch(_LATE % "wheel's \"no more bets\"", m) for n, _, m in found(r) if n != n1)
+    r = judge(UpLockout, follow, lambda m, evs: [e for e in evs if not (m == n1 and e.kind == "lockout_command")])
+    assert measured(r)[-1] == ("rounds_timed_from_wheel", 7, "rounds", None, None)
+
+
+def test_a_lockout_timed_from_the_command_says_nothing_of_the_wheel(table):
+    r = judge(UpLockout, table)
+    assert r.verdict == "pass" and "wheel" not in r.summary
+    assert "rounds_timed_from_wheel" not in [m[0] for m in measured(r)]
+    r = judge(UpLockout, table, config=CheckConfig(lockout_budget_s=0.001))
+    assert r.findings_total > 0 and all(re.fullmatch(_LATE % "lock-out command", m) for _, _, m in found(r))
