@@ -1022,3 +1022,44 @@ def test_a_lockout_timed_from_the_command_says_nothing_of_the_wheel(table):
     assert "rounds_timed_from_wheel" not in [m[0] for m in measured(r)]
     r = judge(UpLockout, table, config=CheckConfig(lockout_budget_s=0.001))
     assert r.findings_total > 0 and all(re.fullmatch(_LATE % "lock-out command", m) for _, _, m in found(r))
+
+
+# --------------------------------------------------------------------------- a real player's press
+def _refused_as_foreign(table):
+    """(round, the croupier's § 617b.4(d) refusal of a Roulette Up press, that refusal as "not made by the rig")."""
+    n, ref = next((n, e) for n, e in events_of(table[1], croupier("wager_rejected", kind="up"))
+                  if "617b.4(d)" in e.payload["reason"])
+    foreign = with_payload(ref, kind="press", reason="not made by the rig")
+    return n, ref, foreign
+
+
+def test_a_real_players_press_refused_is_owed_nothing_unless_the_scenario_settles_them(table):
+    n, ref, foreign = _refused_as_foreign(table)
+    pid = ref.payload["press_id"]
+    r = judge(UpWagerTiming, table, replace_event(ref, foreign))
+    assert (r.verdict, r.findings_total) == ("pass", 0)
+    assert measured(r) == [("up_wagers_accepted", 67, "wagers", None, None), ("up_wagers_refused", 11, "wagers", None, None),
+                           ("up_presses_owed", 78, "presses", None, None)]
+    why = (f"press {pid} refused as not made by the rig, but the scenario settles real players' presses "
+           "(players.foreign_presses: settle)")
+    settle = CheckConfig(foreign_presses="settle")
+    r = judge(UpWagerTiming, table, replace_event(ref, foreign), config=settle)
+    assert found(r) == [(n, ref.seq, why)]
+    assert measured(r)[2] == ("up_presses_owed", 79, "presses", None, None)
+    r = judge(ProgressiveMeter, table, replace_event(ref, foreign), config=settle)
+    assert found(r) == [(n, ref.seq, why)]
+    r = judge(ProgressiveMeter, table, replace_event(ref, foreign))
+    assert (r.verdict, r.findings_total) == ("pass", 0)
+
+
+def test_an_owed_press_neither_taken_nor_refused_lacks_its_meter_increment(table):
+    n, ref, _ = _refused_as_foreign(table)
+    pid, seat = ref.payload["press_id"], ref.payload["seat"]
+    press = next(e for e in table[1][n] if e.kind == "press" and e.payload["press_id"] == pid)
+    r = judge(ProgressiveMeter, table, lambda m, evs: [e for e in evs if e.seq != ref.seq])
+    assert found(r) == [(n, press.seq, f"press {pid} (seat {seat}), accepted before \"no more bets\", is neither a "
+                                       "Roulette Up wager nor refused: the meter lacks its increment")]
+    # in a void round nothing is owed to the meter
+    r = judge(ProgressiveMeter, table, lambda m, evs: [with_payload(e, void=True) if m == n and croupier("round_end")(e)
+                                                        else e for e in evs if e.seq != ref.seq])
+    assert not [f for f in found(r) if f[1] == press.seq]
