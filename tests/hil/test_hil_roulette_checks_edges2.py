@@ -59,7 +59,8 @@ def events_of(rounds, pred) -> list[tuple[int, Event]]:
 
 
 def croupier(record, **payload):
-    return lambda e: e.device == "croupier" and e.kind == record and all(e.payload.get(k) == v for k, v in payload.items())
+    return lambda e: (e.device == "croupier" and e.kind == record
+                      and all(e.payload.get(k) == v for k, v in payload.items()))
 
 
 def device(kind):
@@ -162,7 +163,8 @@ def test_a_draw_before_a_wager_placed_after_the_close_is_a_second_finding(table)
 
 def test_a_draw_in_a_round_without_no_more_bets_fails_without_a_close_to_quote(table):
     n, ill = events_of(table[1], device("illumination"))[0]
-    r = judge(IlluminationAfterWagers, table, in_round(n, lambda evs: [e for e in evs if not croupier("no_more_bets")(e)]))
+    r = judge(IlluminationAfterWagers, table,
+              in_round(n, lambda evs: [e for e in evs if not croupier("no_more_bets")(e)]))
     t = ill.payload["device_time_s"]
     assert found(r) == [(n, ill.seq, f"numbers drawn at {t:.3f} s, before \"no more bets\"")]
     assert r.verdict == "fail" and measured(r)[0] == ("illuminations", ROUNDS, "illuminations", None, None)
@@ -296,9 +298,11 @@ def test_the_last_illumination_of_the_round_is_the_one_honoured(table):
     other = 9 if number != 9 else 10
     lit = with_payload(ill, numbers=[number, other], multipliers=[175, 50])
     unlit = with_payload(ill, numbers=[other, 11 if number != 11 else 12], multipliers=[50, 50])
-    r = judge(StraightPayouts, table, in_round(n, lambda evs: [x for e in evs for x in ([lit, unlit] if e.seq == ill.seq else [e])]))
+    r = judge(StraightPayouts, table, in_round(n, lambda evs: [x for e in evs
+                                                            for x in ([lit, unlit] if e.seq == ill.seq else [e])]))
     assert (r.verdict, r.findings_total) == ("pass", 0)
-    r = judge(StraightPayouts, table, in_round(n, lambda evs: [x for e in evs for x in ([unlit, lit] if e.seq == ill.seq else [e])]))
+    r = judge(StraightPayouts, table, in_round(n, lambda evs: [x for e in evs
+                                                            for x in ([unlit, lit] if e.seq == ill.seq else [e])]))
     assert r.findings_total == 2
 
 
@@ -351,7 +355,8 @@ def test_a_void_round_owes_no_settlement(table):
     assert (r.verdict, r.findings_total) == ("pass", 0)
     assert {x.name: x.value for x in r.measurements}["winners"] == 19  # the void round's two are not counted
     # and a round with no end record is no played round either
-    r = judge(StraightPayouts, table, in_round(n, lambda evs: [e for e in evs if not croupier("round_end")(e) and e.seq != p.seq]))
+    r = judge(StraightPayouts, table,
+              in_round(n, lambda evs: [e for e in evs if not croupier("round_end")(e) and e.seq != p.seq]))
     assert (r.verdict, r.findings_total) == ("pass", 0)
 
 
@@ -374,8 +379,8 @@ def test_a_36_the_tracker_did_not_end_on_fails_617b4g2ii(table):
     n, before, now, ball = _going_on(table)
     r = judge(StreakRules, table, replace_event(ball, with_payload(ball, pocket=36)))
     L = before.payload["length"]
-    assert found(r) == [(n, now.seq, f"after 36: tracker at box {now.payload['length']}, going on; § 617b.4(g)(2)(ii): "
-                                     f"box {L + 1}, ended (36 spun)")]
+    assert found(r) == [(n, now.seq, f"after 36: tracker at box {now.payload['length']}, going on; "
+                                     f"§ 617b.4(g)(2)(ii): box {L + 1}, ended (36 spun)")]
     assert r.summary == "1 tracker step(s) against § 617b.4(g)"
 
 
@@ -391,16 +396,17 @@ def test_a_tracker_ended_as_the_longest_or_past_it_fails_617b4g2iii(table):
     n, before, now, ball = _going_on(table)
     L = now.payload["length"]
     r = judge(StreakRules, table, replace_event(now, with_payload(now, ended=True, end_reason="LONGEST")))
-    assert found(r)[0] == (n, now.seq, f"after {ball.payload['pocket']}: tracker at box {L}, ended; § 617b.4(g)(2)(iii), "
-                                       f"the longest Roulette Up streak of Progressive Paytable 3 is 9: box {L}, going on")
+    assert found(r)[0] == (n, now.seq, f"after {ball.payload['pocket']}: tracker at box {L}, ended; "
+                                       "§ 617b.4(g)(2)(iii), the longest Roulette Up streak of Progressive Paytable 3 "
+                                       f"is 9: box {L}, going on")
     r = judge(StreakRules, table, replace_event(now, with_payload(now, length=10)))
     assert found(r)[0] == (n, now.seq, f"after {ball.payload['pocket']}: tracker at box 10, going on; "
                                        "§ 617b.4(g)(2)(iii), the longest Roulette Up streak of Progressive Paytable 3 "
                                        f"is 9: box {L}, going on")
     # ended at the longest box for a number not greater: the box and the end are what it got wrong
     r = judge(StreakRules, table, replace_event(now, with_payload(now, length=9, ended=True, end_reason="NOT_GREATER")))
-    assert found(r)[0] == (n, now.seq, f"after {ball.payload['pocket']}: tracker at box 9, ended; § 617b.4(f)–(g)(1): "
-                                       f"box {L}, going on")
+    assert found(r)[0] == (n, now.seq, f"after {ball.payload['pocket']}: tracker at box 9, ended; "
+                                       f"§ 617b.4(f)–(g)(1): box {L}, going on")
     # one box past the right one, still within the longest: the clause of the rule it broke
     r = judge(StreakRules, table, replace_event(now, with_payload(now, length=L + 1)))
     assert found(r)[0][2].endswith(f"§ 617b.4(f)–(g)(1): box {L}, going on")
@@ -549,8 +555,8 @@ def test_a_meter_hit_showing_the_wrong_jackpot_value_or_reserve_fails(table):
                                        f"{jackpot}")
     n, change, hit, *_ = _meter_hit(table, value_cents=SEED + rest + 1)
     r = judge(ProgressiveMeter, table, change)
-    assert found(r)[0] == (n, hit.seq, f"the meter shows {SEED + rest + 1} after the payout (reseed + remainder); its seed, "
-                                       f"wagers and payouts make it {SEED + rest}")
+    assert found(r)[0] == (n, hit.seq, f"the meter shows {SEED + rest + 1} after the payout (reseed + remainder); "
+                                       f"its seed, wagers and payouts make it {SEED + rest}")
     n, change, hit, *_ = _meter_hit(table, reserve_cents=3)
     r = judge(ProgressiveMeter, table, change)
     assert found(r) == [(n, hit.seq, "the reserve is 3 after funding the reseed; 1/25 of the wagers less the reseeds "
@@ -620,7 +626,8 @@ def _up(**changes):
         out = []
         for e in events:
             if e.device == "croupier" and e.kind == "table":
-                e = with_payload(e, roulette_up=None if changes.get("none") else {**e.payload["roulette_up"], **changes})
+                up = None if changes.get("none") else {**e.payload["roulette_up"], **changes}
+                e = with_payload(e, roulette_up=up)
             out.append(e)
         return out
     return setup_change
@@ -670,7 +677,8 @@ def test_a_meter_declaring_no_seed_fails_with_the_rows_figure(table):
         out = []
         for e in events:
             if e.device == "roulette_wagering" and e.kind == "device_info":
-                e = with_payload(e, meters=[{k: v for k, v in m.items() if k != "seed_cents"} for m in e.payload["meters"]])
+                e = with_payload(e, meters=[{k: v for k, v in m.items() if k != "seed_cents"}
+                                            for m in e.payload["meters"]])
             out.append(e)
         return out
     r = judge(ProgressiveMeter, table, setup_change=setup_change)
@@ -722,8 +730,8 @@ def test_a_meter_restored_mid_trace_off_the_trace_fails_and_is_followed(table):
     assert found(r)[0] == (n2, restored.seq, f"the meter restored at {value + 3} + 1/2; the trace before the restart "
                                              f"leaves it at {float(value):.4f}")
     # followed from the restored figure: the next increment, shown from the old one, is off
-    assert found(r)[1] == (n2, nxt.seq, f"press {nxt.payload['press_id']}: the meter went 18 up to {value + 18}; 9/50 × "
-                                        f"100 on {value + 3.5:.4f} makes {value + 21} (+18)")
+    assert found(r)[1] == (n2, nxt.seq, f"press {nxt.payload['press_id']}: the meter went 18 up to {value + 18}; "
+                                        f"9/50 × 100 on {value + 3.5:.4f} makes {value + 21} (+18)")
     assert r.findings_total == 2
     same = dataclasses.replace(restored, payload={"numbers": [], "meters": [
         {"name": "progressive", "value_cents": value, "residue": "0", "reserve_cents": 4, "reserve_residue": "0"}]})
@@ -755,7 +763,8 @@ def test_the_lit_numbers_chi2_is_the_without_replacement_statistic(table):
     x2, naive, p = _lit_stats(sels)
     r = judge(LitUniformity, table, config=CheckConfig(chi2_min_spins=242))  # 242 // 4 = 60 selections: enough
     assert (r.verdict, r.findings_total, r.rounds_examined) == ("pass", 0, ROUNDS)
-    assert [m[:3] for m in measured(r)] == [("selections", 60, "selections"), ("chi2_corrected", pytest.approx(x2, rel=1e-12), "1"),
+    assert [m[:3] for m in measured(r)] == [("selections", 60, "selections"),
+                                            ("chi2_corrected", pytest.approx(x2, rel=1e-12), "1"),
                                             ("chi2_uncorrected", pytest.approx(naive, rel=1e-12), "1"),
                                             ("p_value", pytest.approx(p, rel=1e-9), "1"), ("dof", 37, "1")]
     assert [m[4] for m in measured(r)] == [">= 60", None, None, ">= 0.01", None]
@@ -799,7 +808,8 @@ def test_the_pocket_chi2_is_pearsons_over_the_wheels_compartments(table):
     p = float(stats.chi2.sf(chi2, 37))
     r = judge(PocketUniformity, table, config=CheckConfig(chi2_min_spins=60))
     assert (r.verdict, r.findings_total) == ("pass", 0)
-    assert measured(r) == [("spins", 60, "spins", None, ">= 60 spins"), ("chi2", pytest.approx(chi2, rel=1e-12), "1", None, None),
+    assert measured(r) == [("spins", 60, "spins", None, ">= 60 spins"),
+                           ("chi2", pytest.approx(chi2, rel=1e-12), "1", None, None),
                            ("p_value", pytest.approx(p, rel=1e-9), "1", None, ">= 0.01"), ("dof", 37, "1", None, None)]
     assert r.summary == f"uniform at α = 0.01: p = {p:.3g} over 60 spins"
     r = judge(PocketUniformity, table, config=CheckConfig(chi2_min_spins=61))
@@ -873,7 +883,8 @@ def test_a_roulette_up_wager_on_no_press_a_press_not_accepted_or_one_press_twice
     assert found(r) == [(n, w.seq, f"Roulette Up wager {wid} (seat {seat}) taken on press {10**6}, which the device "
                                    "did not accept from a player before \"no more bets\"")]
     twice = dataclasses.replace(w, seq=10**7, payload={**p, "wager_id": "x-u2"})
-    r = judge(UpWagersOnDevice, table, in_round(n, lambda evs: [x for e in evs for x in ([e, twice] if e.seq == w.seq else [e])]))
+    r = judge(UpWagersOnDevice, table,
+              in_round(n, lambda evs: [x for e in evs for x in ([e, twice] if e.seq == w.seq else [e])]))
     assert found(r) == [(n, twice.seq, f"press {pid} taken as two Roulette Up wagers")]
     assert measured(r) == [("up_wagers", 68, "wagers", None, None)]
 
@@ -894,7 +905,8 @@ def test_roulette_up_timing_is_not_judged_without_roulette_up(table):
     r = judge(UpWagerTiming, table, setup_change=_up(none=True))
     assert (r.verdict, r.summary, r.findings_total, r.rounds_examined) == (
         "indeterminate", "no Roulette Up wager in the trace", 0, ROUNDS)
-    assert measured(r) == [("up_wagers_accepted", 0, "wagers", None, None), ("up_wagers_refused", 0, "wagers", None, None),
+    assert measured(r) == [("up_wagers_accepted", 0, "wagers", None, None),
+                           ("up_wagers_refused", 0, "wagers", None, None),
                            ("up_presses_owed", 0, "presses", None, None)]
 
 
@@ -927,7 +939,8 @@ def test_a_healthy_table_settles_by_paytable_3_pinned(table):
         by[s.payload["payout"]] = by.get(s.payload["payout"], 0) + 1
     r = judge(UpSettlement, table)
     assert by == {"Loss": 65, "10 for 1": 2}
-    assert measured(r) == [("up_wagers_settled", 67, "wagers", None, None), ("settled_10_for_1", 2, "wagers", None, None),
+    assert measured(r) == [("up_wagers_settled", 67, "wagers", None, None),
+                           ("settled_10_for_1", 2, "wagers", None, None),
                            ("settled_Loss", 65, "wagers", None, None)]
     assert r.summary == "67 Roulette Up wagers settled by Progressive Paytable 3"
 
@@ -958,10 +971,10 @@ def test_a_roulette_up_wager_with_no_stake_cannot_be_settled(table):
 
 def test_a_void_rounds_roulette_up_wager_is_no_wager_of_the_streak(table):
     n, w = events_of(table[1], croupier("wager", kind="up"))[0]
-    r = judge(UpSettlement, table, in_round(n, lambda evs: [with_payload(e, void=True) if croupier("round_end")(e) else e
-                                                            for e in evs]))
-    settled_in = next(m for m, s in events_of(table[1], croupier("up_settle")) if s.payload["wager_id"] == w.payload["wager_id"])
-    s = next(s for m, s in events_of(table[1], croupier("up_settle")) if s.payload["wager_id"] == w.payload["wager_id"])
+    r = judge(UpSettlement, table, in_round(n, lambda evs: [with_payload(e, void=True) if croupier("round_end")(e)
+                                                            else e for e in evs]))
+    settled_in, s = next((m, s) for m, s in events_of(table[1], croupier("up_settle"))
+                         if s.payload["wager_id"] == w.payload["wager_id"])
     assert (settled_in, s.seq, f"{w.payload['wager_id']} settled but not a wager of this streak") in found(r)
 
 
@@ -993,7 +1006,8 @@ def follow(tmp_path_factory) -> Table:
 
 def test_a_lockout_timed_from_the_wheels_announcement_says_so(follow):
     timed = sum(1 for n, evs in follow[1].items()
-                if wheel_no_more_bets(RoundView.of(n, evs)) is not None and any(e.kind == "lockout_command" for e in evs))
+                if wheel_no_more_bets(RoundView.of(n, evs)) is not None
+                and any(e.kind == "lockout_command" for e in evs))
     assert timed == 8
     r = judge(UpLockout, follow)
     assert r.verdict == "pass" and r.summary.endswith(" (timed from the wheel's own \"no more bets\" in 8 rounds)")
@@ -1038,7 +1052,8 @@ def test_a_real_players_press_refused_is_owed_nothing_unless_the_scenario_settle
     pid = ref.payload["press_id"]
     r = judge(UpWagerTiming, table, replace_event(ref, foreign))
     assert (r.verdict, r.findings_total) == ("pass", 0)
-    assert measured(r) == [("up_wagers_accepted", 67, "wagers", None, None), ("up_wagers_refused", 11, "wagers", None, None),
+    assert measured(r) == [("up_wagers_accepted", 67, "wagers", None, None),
+                           ("up_wagers_refused", 11, "wagers", None, None),
                            ("up_presses_owed", 78, "presses", None, None)]
     why = (f"press {pid} refused as not made by the rig, but the scenario settles real players' presses "
            "(players.foreign_presses: settle)")
