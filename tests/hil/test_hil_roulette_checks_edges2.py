@@ -878,7 +878,7 @@ def test_a_roulette_up_wager_on_no_press_a_press_not_accepted_or_one_press_twice
     nopress = dataclasses.replace(w, payload={k: v for k, v in p.items() if k != "press_id"})
     r = judge(UpWagersOnDevice, table, replace_event(w, nopress))
     assert found(r) == [(n, w.seq, f"Roulette Up wager {wid} (seat {seat}) taken on no press")]
-    assert r.summary == "1 Roulette Up wager(s) without a press the device accepted"
+    assert (r.verdict, r.summary) == ("fail", "1 Roulette Up wager(s) without a press the device accepted")
     r = judge(UpWagersOnDevice, table, replace_event(w, with_payload(w, press_id=10**6)))
     assert found(r) == [(n, w.seq, f"Roulette Up wager {wid} (seat {seat}) taken on press {10**6}, which the device "
                                    "did not accept from a player before \"no more bets\"")]
@@ -887,6 +887,28 @@ def test_a_roulette_up_wager_on_no_press_a_press_not_accepted_or_one_press_twice
               in_round(n, lambda evs: [x for e in evs for x in ([e, twice] if e.seq == w.seq else [e])]))
     assert found(r) == [(n, twice.seq, f"press {pid} taken as two Roulette Up wagers")]
     assert measured(r) == [("up_wagers", 68, "wagers", None, None)]
+
+
+def test_a_press_of_another_spot_is_no_roulette_up_press(table):
+    n, w = events_of(table[1], croupier("wager", kind="up"))[0]
+    pid = w.payload["press_id"]
+    press = next(e for e in table[1][n] if e.kind == "press" and e.payload["press_id"] == pid)
+    r = judge(UpWagersOnDevice, table, replace_event(press, with_payload(press, spot="straight")))
+    assert found(r) == [(n, w.seq, f"Roulette Up wager {w.payload['wager_id']} (seat {w.payload['seat']}) taken on "
+                                   f"press {pid}, which the device did not accept from a player before \"no more "
+                                   "bets\"")]
+
+
+def test_every_roulette_up_wager_of_a_round_is_judged_after_one_without_a_press(table):
+    n = next(n for n, evs in sorted(table[1].items()) if sum(1 for e in evs if croupier("wager", kind="up")(e)) >= 2)
+    w1, w2 = [e for e in table[1][n] if croupier("wager", kind="up")(e)][:2]
+    nopress = dataclasses.replace(w1, payload={k: v for k, v in w1.payload.items() if k != "press_id"})
+    bad = {w1.seq: nopress, w2.seq: with_payload(w2, press_id=None)}
+    r = judge(UpWagersOnDevice, table, in_round(n, lambda evs: [bad.get(e.seq, e) for e in evs]))
+    assert found(r) == [(n, w1.seq, f"Roulette Up wager {w1.payload['wager_id']} (seat {w1.payload['seat']}) taken on "
+                                    "no press"),
+                        (n, w2.seq, f"Roulette Up wager {w2.payload['wager_id']} (seat {w2.payload['seat']}) taken on "
+                                    "no press")]
 
 
 @pytest.mark.parametrize(("change", "seat", "stake"), [({"seat": 99}, 99, None), ({"stake_cents": 500}, None, 500)])
