@@ -20,7 +20,7 @@ import pytest
 from scipy import stats
 
 from hil.checks.base import BenchView, CheckConfig, RoundView
-from hil.checks.roulette import (IlluminationAfterWagers, LitUniformity, PaytableValues,
+from hil.checks.roulette import (DistinctNumbers, IlluminationAfterWagers, LitUniformity, PaytableValues,
                                  PocketUniformity, ProgressiveMeter, StraightPayouts, StreakRules, UpLockout,
                                  UpSettlement, UpWagersOnDevice, UpWagerTiming, valid_ball, wheel_no_more_bets,
                                  without_replacement_chi2)
@@ -1100,3 +1100,21 @@ def test_an_owed_press_neither_taken_nor_refused_lacks_its_meter_increment(table
     r = judge(ProgressiveMeter, table, lambda m, evs: [with_payload(e, void=True) if m == n and croupier("round_end")(e)
                                                         else e for e in evs if e.seq != ref.seq])
     assert not [f for f in found(r) if f[1] == press.seq]
+
+
+# --------------------------------------------------------------------------- rounds with nothing to order
+def test_a_round_without_wagers_or_presses_draws_in_order(table):
+    n, ill = events_of(table[1], device("illumination"))[0]
+    r = judge(IlluminationAfterWagers, table,
+              in_round(n, lambda evs: [e for e in evs if e.kind not in ("wager", "press", "wager_rejected")]))
+    assert (r.verdict, r.findings_total) == ("pass", 0)
+
+
+def test_the_selection_sizes_are_counted_per_illumination(table):
+    sizes: dict[int, int] = {}
+    for _, e in events_of(table[1], device("illumination")):
+        sizes[len(e.payload["numbers"])] = sizes.get(len(e.payload["numbers"]), 0) + 1
+    r = judge(DistinctNumbers, table)
+    assert measured(r) == [("illuminations", ROUNDS, "illuminations", None, None)] + [
+        (f"lit_{k}", v, "illuminations", None, None) for k, v in sorted(sizes.items())]
+    assert sorted(sizes) == [2, 3, 4, 5]
