@@ -807,7 +807,7 @@ def test_the_pocket_chi2_is_pearsons_over_the_wheels_compartments(table):
     chi2 = sum((o - 60 / 38) ** 2 for o in counts) / (60 / 38)
     p = float(stats.chi2.sf(chi2, 37))
     r = judge(PocketUniformity, table, config=CheckConfig(chi2_min_spins=60))
-    assert (r.verdict, r.findings_total) == ("pass", 0)
+    assert (r.verdict, r.findings_total, r.rounds_examined) == ("pass", 0, ROUNDS)
     assert measured(r) == [("spins", 60, "spins", None, ">= 60 spins"),
                            ("chi2", pytest.approx(chi2, rel=1e-12), "1", None, None),
                            ("p_value", pytest.approx(p, rel=1e-9), "1", None, ">= 0.01"), ("dof", 37, "1", None, None)]
@@ -1032,8 +1032,21 @@ def test_a_lockout_timed_from_the_wheels_announcement_says_so(follow):
                 and any(e.kind == "lockout_command" for e in evs))
     assert timed == 8
     r = judge(UpLockout, follow)
-    assert r.verdict == "pass" and r.summary.endswith(" (timed from the wheel's own \"no more bets\" in 8 rounds)")
+    assert r.verdict == "pass" and re.fullmatch(r"lock-out took effect within the 10\.000 ms budget in all 8 rounds; "
+                                                r"worst latency in \[\d\.\d{3}, \d\.\d{3}\] ms \(timed from the "
+                                                r"wheel's own \"no more bets\" in 8 rounds\)", r.summary)
     assert measured(r)[-1] == ("rounds_timed_from_wheel", 8, "rounds", None, None)
+    # the wheel announcing 2 ms before the rig commanded the lock-out: 2 ms more latency, from the wheel
+    worst = next(m for m in r.measurements if m.name == "lockout_latency_max")
+
+    def earlier(m, evs):
+        return [dataclasses.replace(e, sim_time=e.sim_time - 0.002,
+                                    payload={**e.payload, "device_time_s": e.payload["device_time_s"] - 0.002})
+                if e.kind == "bets_closed" else e for e in evs]
+    r2 = judge(UpLockout, follow, earlier)
+    worst2 = next(m for m in r2.measurements if m.name == "lockout_latency_max")
+    assert r2.verdict == "pass" and worst2.value == pytest.approx(worst.value + 0.002, abs=1e-9)
+    assert worst2.bracket == pytest.approx((worst.bracket[0] + 0.002, worst.bracket[1] + 0.002), abs=1e-9)
     r = judge(UpLockout, follow, config=CheckConfig(lockout_budget_s=0.001))
     assert r.verdict == "fail" and r.findings_total > 0
     assert all(re.fullmatch(_LATE % "wheel's \"no more bets\"", m) for _, _, m in found(r))
