@@ -1131,3 +1131,121 @@ def test_the_selection_sizes_are_counted_per_illumination(table):
     assert measured(r) == [("illuminations", ROUNDS, "illuminations", None, None)] + [
         (f"lit_{k}", v, "illuminations", None, None) for k, v in sorted(sizes.items())]
     assert sorted(sizes) == [2, 3, 4, 5]
+
+
+# --------------------------------------------------------------------------- more of the meter
+def test_a_progressive_table_with_no_roulette_up_wager_is_no_pass_of_the_meter(table):
+    def no_up(n, evs):
+        return [e for e in evs if not (e.kind in ("press", "meter_increment", "press_void")
+                                       or croupier("wager", kind="up")(e) or croupier("wager_rejected", kind="up")(e))]
+    r = judge(ProgressiveMeter, table, no_up)
+    assert (r.verdict, r.summary, r.findings_total) == ("indeterminate", "no progressive wager in the trace", 0)
+    assert measured(r) == [("increments", 0, "wagers", None, None), ("meter_hits", 0, "hits", None, None),
+                           ("meter_end_cents", float(SEED), "cents", None, None),
+                           ("reserve_end_cents", 0.0, "cents", None, None)]
+
+
+def test_a_bench_where_no_device_declares_meters_fails_617b4c(table):
+    def setup_change(events):
+        return [dataclasses.replace(e, payload={k: v for k, v in e.payload.items() if k != "meters"})
+                if e.device == "roulette_wagering" and e.kind == "device_info" else e for e in events]
+    r = judge(ProgressiveMeter, table, setup_change=setup_change)
+    assert [f for f in found(r) if f[0] == 0] == [(0, None, "Progressive Paytable 3 needs a progressive table game "
+                                                            "system with its meter (§ 617b.4(c)); the wagering device "
+                                                            "declares no meter")]
+
+
+def test_a_meter_restarting_from_its_reserve_fails_with_the_rows_reseed(table):
+    r = judge(ProgressiveMeter, table, setup_change=_meter_rates(reseed_from_reserve=True))
+    assert found(r) == [(0, None, "the system's meter restarts from its reserve; Progressive Paytable 3's row "
+                                  "(§ 617b.4(h)(2)) reseeds it at a fixed 1000000 cents")]
+
+
+def test_reports_of_another_meter_and_the_croupiers_own_records_move_nothing(table):
+    n, inc = events_of(table[1], device("meter_increment"))[0]
+    other_inc = dataclasses.replace(inc, seq=10**7, payload={**inc.payload, "meter": "other", "value_cents": 5})
+    other_read = dataclasses.replace(inc, seq=10**7 + 1, kind="meter_reading", payload={"meters": {"other": 5}})
+    other_hit = dataclasses.replace(inc, seq=10**7 + 2, kind="meter_hit", payload={"meter": "other"})
+    mine = dataclasses.replace(inc, seq=10**7 + 3, device="croupier")
+    unlinked = dataclasses.replace(inc, seq=10**7 + 4, kind="meter_reading", payload={"meters": {"progressive": 5}})
+    r = judge(ProgressiveMeter, table, in_round(n, lambda evs: evs + [other_inc, other_read, other_hit, mine]))
+    assert (r.verdict, r.findings_total) == ("pass", 0)
+    assert measured(r)[:2] == [("increments", 67, "wagers", None, None), ("meter_hits", 0, "hits", None, None)]
+    # a reading without its link state is read as linked
+    r = judge(ProgressiveMeter, table, in_round(n, lambda evs: evs + [unlinked]))
+    assert [f[:2] for f in found(r)][0] == (n, unlinked.seq)
+
+
+# --------------------------------------------------------------------------- more of the streak
+def test_a_round_in_play_without_its_streak_record_fails(table):
+    n, before, now, ball = _going_on(table)
+    end = next(e for e in table[1][n] if croupier("round_end")(e))
+    r = judge(StreakRules, table, lambda m, evs: [e for e in evs if e.seq != now.seq])
+    assert found(r)[0] == (n, end.seq, "0 streak records for one number (1 expected)")
+
+
+def test_a_tracker_holding_other_numbers_at_the_right_box_fails(table):
+    n, before, now, ball = _going_on(table)
+    numbers = list(now.payload["numbers"])
+    wrong = [*numbers[:-1], "00" if numbers[-1] != "00" else 0]
+    r = judge(StreakRules, table, replace_event(now, with_payload(now, numbers=wrong)))
+    L = now.payload["length"]
+    assert found(r)[0] == (n, now.seq, f"after {ball.payload['pocket']}: tracker at box {L}, going on; "
+                                       f"§ 617b.4(f)–(g)(1): box {L}, going on")
+
+
+# --------------------------------------------------------------------------- more of the timing
+def test_a_refusal_as_by_a_player_without_a_roulette_wager_is_held_to_the_presss_seat(table):
+    n, ref = next((n, e) for n, e in events_of(table[1], croupier("wager_rejected", kind="up")))
+    pid = ref.payload["press_id"]
+    press = next(e for e in table[1][n] if e.kind == "press" and e.payload["press_id"] == pid)
+    seats = sorted({e.payload["seat"] for e in table[1][n] if croupier("wager", kind="straight")(e)})
+    a = with_payload(ref, reason="no Roulette wager this round (§ 617b.4(a))")
+
+    def refused_from(seat):
+        moved = with_payload(press, seat=seat)
+        return in_round(n, lambda evs: [a if e.seq == ref.seq else moved if e.seq == press.seq else e for e in evs])
+    r = judge(UpWagerTiming, table, refused_from(seats[0]))
+    assert found(r) == [(n, ref.seq, f"press {pid} refused as by a player without a Roulette wager (§ 617b.4(a)); "
+                                     f"seat {seats[0]} placed one this round")]
+    r = judge(UpWagerTiming, table, refused_from(99))
+    assert (r.verdict, r.findings_total) == ("pass", 0)
+
+
+# --------------------------------------------------------------------------- more of the settlement
+def test_a_streak_won_at_the_meter_row_settles_each_wager_its_meter_share(table):
+    n, _streak_rec, settles, _meter = _hit_round(table)
+    streak = _streak(table[1][n])
+    won = with_payload(streak, length=9, end_reason="LONGEST", numbers=list(range(1, 10)))
+    share = 333_375
+    paid = {s.seq: with_payload(s, length=9, payout="100% of progressive meter", meter_share_cents=share,
+                                returned_cents=share) for s in settles}
+    r = judge(UpSettlement, table, in_round(n, lambda evs: [won if e.seq == streak.seq else paid.get(e.seq, e)
+                                                            for e in evs]))
+    assert (r.verdict, r.findings_total) == ("pass", 0)
+    assert ("settled_100%_of_progressive_meter", len(settles), "wagers", None, None) in measured(r)
+    short = {**paid, settles[0].seq: with_payload(paid[settles[0].seq], returned_cents=share - 1)}
+    r = judge(UpSettlement, table, in_round(n, lambda evs: [won if e.seq == streak.seq else short.get(e.seq, e)
+                                                            for e in evs]))
+    s0 = settles[0].payload
+    assert found(r) == [(n, settles[0].seq, f"{s0['wager_id']}: {s0['stake_cents']} on a streak of 9 (100% of "
+                                            f"progressive meter) returns {share}; {share - 1} returned at length 9")]
+
+
+def test_a_trace_begun_from_a_saved_streak_owes_its_wagers_a_settlement(table):
+    def resumed_setup(events):
+        rec = dataclasses.replace(events[-1], device="croupier", kind="streak_resumed", payload={
+            "numbers": [], "wagers": [{"wager_id": "old-u1", "kind": "up", "seat": 1, "stake_cents": 100}]})
+        return events + [rec]
+    n, first_end = next((n, e) for n, e in events_of(table[1], croupier("streak")) if e.payload["ended"])
+    r = judge(UpSettlement, table, setup_change=resumed_setup)
+    assert found(r) == [(n, first_end.seq, "old-u1 never settled when its streak ended")]
+
+
+def test_a_table_record_without_its_wheel_is_a_single_zero_table(table):
+    def no_wheel(events):
+        return [dataclasses.replace(e, payload={k: v for k, v in e.payload.items() if k != "wheel"})
+                if e.device == "croupier" and e.kind == "table" else e for e in events]
+    r = judge(PaytableValues, table, setup_change=no_wheel)
+    assert found(r)[0] == (0, None, "§ 617b.5(g): Roulette X Paytable B is authorized on a double-zero wheel only, "
+                                    "not on a single-zero wheel")
