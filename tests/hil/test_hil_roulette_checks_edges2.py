@@ -1249,3 +1249,28 @@ def test_a_table_record_without_its_wheel_is_a_single_zero_table(table):
     r = judge(PaytableValues, table, setup_change=no_wheel)
     assert found(r)[0] == (0, None, "§ 617b.5(g): Roulette X Paytable B is authorized on a double-zero wheel only, "
                                     "not on a single-zero wheel")
+
+
+def test_devices_that_are_neither_the_generator_nor_the_ball_wheel_declare_nothing_judged(table):
+    def extra(events):
+        t = next(e for e in events if e.kind == "device_info")
+        return events + [dataclasses.replace(t, seq=10**7, device="rx_display", payload={"paytable": "A"}),
+                         dataclasses.replace(t, seq=10**7 + 1, device="rx_board", payload={"multipliers": [500]}),
+                         dataclasses.replace(t, seq=10**7 + 2, device="wheel_display", payload={"wheel": "single-zero"}),
+                         dataclasses.replace(t, seq=10**7 + 3, device="pocket_board", payload={"pockets": [1]})]
+    r = judge(PaytableValues, table, setup_change=extra)
+    assert (r.verdict, r.findings_total, r.rounds_examined) == ("pass", 0, ROUNDS)
+
+
+def test_every_draw_of_a_round_before_the_close_is_a_finding(table):
+    n, ill = events_of(table[1], device("illumination"))[0]
+    nmb = next(e for e in table[1][n] if croupier("no_more_bets")(e))
+    a = with_payload(ill, device_time_s=nmb.sim_time - 2.0)
+    b = dataclasses.replace(a, seq=10**7, payload={**a.payload, "device_time_s": nmb.sim_time - 1.0})
+    r = judge(IlluminationAfterWagers, table, in_round(n, lambda evs: [x for e in evs
+                                                                       for x in ([a, b] if e.seq == ill.seq else [e])]))
+    assert found(r) == [(n, ill.seq, f"numbers drawn at {nmb.sim_time - 2.0:.3f} s, before \"no more bets\" "
+                                     f"({nmb.sim_time:.3f} s)"),
+                        (n, b.seq, f"numbers drawn at {nmb.sim_time - 1.0:.3f} s, before \"no more bets\" "
+                                   f"({nmb.sim_time:.3f} s)")]
+    assert measured(r)[0] == ("illuminations", ROUNDS + 1, "illuminations", None, None)
