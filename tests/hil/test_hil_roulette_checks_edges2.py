@@ -1274,3 +1274,22 @@ def test_every_draw_of_a_round_before_the_close_is_a_finding(table):
                         (n, b.seq, f"numbers drawn at {nmb.sim_time - 1.0:.3f} s, before \"no more bets\" "
                                    f"({nmb.sim_time:.3f} s)")]
     assert measured(r)[0] == ("illuminations", ROUNDS + 1, "illuminations", None, None)
+
+
+def test_a_meter_paid_on_a_streak_length_the_paytable_lacks_is_paid_for_no_streak(table):
+    n, change, hit, winners, jackpot, share, rest, streak, settles = _meter_hit(table)
+    r = judge(ProgressiveMeter, table, lambda m, evs: [with_payload(e, length=12) if e.seq == streak.seq else e
+                                                       for e in change(m, evs)])
+    assert found(r) == [(n, hit.seq, "the system paid the meter; no streak won \"100% of progressive meter\"")]
+
+
+def test_a_void_rounds_increments_are_for_no_wager(table):
+    incs = events_of(table[1], device("meter_increment"))
+    n = incs[0][0]
+    mine = [e for m, e in incs if m == n]
+    r = judge(ProgressiveMeter, table, in_round(n, lambda evs: [with_payload(e, void=True) if croupier("round_end")(e)
+                                                                else e for e in evs]))
+    assert found(r) == [(n, e.seq, f"the meter incremented for press {e.payload['press_id']}, which is no Roulette Up "
+                                   "wager of a played round (a late press, the rig's probe, a refused press or a void "
+                                   "round)") for e in mine]
+    assert measured(r)[0] == ("increments", 67 - len(mine), "wagers", None, None)
