@@ -433,7 +433,14 @@ def test_a_streak_resumed_where_the_trace_did_not_leave_it_fails(table):
     assert (r.verdict, r.findings_total) == ("pass", 0)
     # the resumed numbers are the ones followed: the round's number is tracked from them
     r = judge(StreakRules, table, in_round(n, lambda evs: [resumed] + evs))
-    assert r.findings[1].round == n and r.findings[1].seq == now.seq
+    assert (ball.payload["pocket"], now.payload["length"]) == (33, 2)  # 1, 2, 33: box 3
+    assert found(r)[1] == (n, now.seq, "after 33: tracker at box 2, going on; § 617b.4(f)–(g)(1): box 3, going on")
+    assert r.findings_total == 2
+    # a restart record without numbers: the streak resumed empty
+    empty = dataclasses.replace(resumed, payload={})
+    r = judge(StreakRules, table, in_round(n, lambda evs: [empty] + evs))
+    assert found(r) == [(n, now.seq, f"the streak resumed at []; the trace before the restart leaves it at {want}"),
+                        (n, now.seq, "streak moved without a Roulette Up streak in play and a valid spin")]
 
 
 def test_a_streak_that_reached_the_longest_box_the_tracker_did_not_end_fails_617b4g2iii(table):
@@ -1293,3 +1300,25 @@ def test_a_void_rounds_increments_are_for_no_wager(table):
                                    "wager of a played round (a late press, the rig's probe, a refused press or a void "
                                    "round)") for e in mine]
     assert measured(r)[0] == ("increments", 67 - len(mine), "wagers", None, None)
+
+
+def test_a_streak_moved_in_a_round_declared_void_fails(table):
+    n, before, now, ball = _going_on(table)
+    r = judge(StreakRules, table, in_round(n, lambda evs: [with_payload(e, void=True) if croupier("round_end")(e) else e
+                                                           for e in evs]))
+    assert found(r)[0] == (n, now.seq, "streak moved without a Roulette Up streak in play and a valid spin")
+
+
+def test_a_round_without_roulette_up_wagers_starts_no_streak(table):
+    n_end = next(m for m, e in events_of(table[1], croupier("streak")) if e.payload["ended"])
+    n = n_end + 1  # the tracker is empty: only this round's Roulette Up wagers would start a streak
+    assert any(croupier("wager", kind="straight")(e) for e in table[1][n])
+    r = judge(StreakRules, table, in_round(n, lambda evs: [e for e in evs if not (croupier("wager", kind="up")(e)
+                                                                                  or croupier("streak")(e))]))
+    assert [f for f in found(r) if f[0] == n] == []
+
+
+def test_two_numbers_lit_twice_are_both_named(table):
+    n, ev = events_of(table[1], device("illumination"))[0]
+    r = judge(DistinctNumbers, table, replace_event(ev, with_payload(ev, numbers=[9, 7, 9, 7], multipliers=[50] * 4)))
+    assert found(r) == [(n, ev.seq, "numbers lit twice: 7, 9 (lit: [9, 7, 9, 7])")]
