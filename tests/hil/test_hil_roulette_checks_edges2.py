@@ -7,7 +7,9 @@ Roulette Up Progressive Paytable 3) simulated in process once, its rounds fed to
 recorded or with one piece of evidence changed, and each result pinned whole — verdict, summary,
 every measurement (name, value, unit, limit), every finding's round, seq and words. The figures
 quoted are worked out here from the regulation (Paytable B's 175 to 1, the straight odds of 30 and
-35 to 1, Paytable 3's 18 % and 4 %) or counted off the trace, never read back from the check.
+35 to 1, Paytable 3's Seed/Reseed of 10,000 × the wager, its 18 % and 4 %) and the χ² formulas, or
+counted off the seeded trace (a count the test does not recount is a literal of that trace: 725
+straight wagers, 21 winners, 67 Roulette Up wagers, 12 refused), never read back from the check.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ def table(tmp_path_factory) -> Table:
 
 
 def judge(cls, table: Table, change=None, setup_change=None, config: CheckConfig | None = None):
+    """``cls``'s result over the table's rounds (``trace_edits.judge`` with a ``CheckConfig`` of the test's)."""
     setup, rounds = table
     check = cls(config or CheckConfig())
     check.setup(BenchView.of(setup_change(list(setup)) if setup_change else list(setup)))
@@ -76,10 +79,6 @@ def table_record(**changes):
     def setup_change(events):
         return [with_payload(e, **changes) if e.device == "croupier" and e.kind == "table" else e for e in events]
     return setup_change
-
-
-def table_payload(table: Table) -> dict:
-    return next(e.payload for e in table[0] if e.device == "croupier" and e.kind == "table")
 
 
 # --------------------------------------------------------------------------- § 617b.5(d) after wagers
