@@ -1321,3 +1321,37 @@ def test_two_numbers_lit_twice_are_both_named(table):
     n, ev = events_of(table[1], device("illumination"))[0]
     r = judge(DistinctNumbers, table, replace_event(ev, with_payload(ev, numbers=[9, 7, 9, 7], multipliers=[50] * 4)))
     assert found(r) == [(n, ev.seq, "numbers lit twice: 7, 9 (lit: [9, 7, 9, 7])")]
+
+
+def test_the_wagers_placed_in_the_round_a_streak_ends_share_the_meter(table):
+    # a round whose Roulette Up wagers start a streak, its record made to end it at 9: its own wagers win
+    incs = events_of(table[1], device("meter_increment"))
+    n = next(n for n, evs in sorted(table[1].items())
+             if sum(1 for e in evs if croupier("wager", kind="up")(e)) >= 2 and sum(1 for m, _ in incs if m > n) >= 5)
+    winners = sum(1 for e in table[1][n] if croupier("wager", kind="up")(e))
+    jackpot = [e.payload["value_cents"] for m, e in incs if m <= n][-1]
+    share, rest = divmod(jackpot, winners)
+    streak = _streak(table[1][n])
+    template = next(e for e in table[1][n] if e.device == "roulette_wagering")
+    hit = dataclasses.replace(template, seq=10**7, kind="meter_hit", payload={
+        "meter": "progressive", "jackpot_cents": jackpot, "winners": winners, "percent": 100, "paid_cents": share,
+        "remainder_cents": rest, "reseed_cents": SEED, "value_cents": SEED + rest, "reserve_cents": 0})
+    won = with_payload(streak, length=9, ended=True, end_reason="LONGEST", numbers=list(range(1, 10)))
+
+    def change(m, evs):
+        if m == n:
+            return [won if e.seq == streak.seq else e for e in evs] + [hit]
+        return [with_payload(e, value_cents=e.payload["value_cents"] - (jackpot - SEED - rest))
+                if m > n and device("meter_increment")(e) else e for e in evs]
+    r = judge(ProgressiveMeter, table, change)
+    assert (r.verdict, r.findings_total) == ("pass", 0)
+    assert measured(r)[1] == ("meter_hits", 1, "hits", None, None)
+
+
+def test_the_meter_of_the_roulette_wagering_device_is_the_one_judged(table):
+    def two_systems(events):
+        other = dataclasses.replace(next(e for e in events if e.kind == "device_info"), seq=0, device="bj_system",
+                                    payload={"meters": [{"name": "other"}]})
+        return [other] + events
+    r = judge(ProgressiveMeter, table, setup_change=two_systems)
+    assert (r.verdict, r.findings_total) == ("pass", 0)
