@@ -1262,7 +1262,8 @@ def test_devices_that_are_neither_the_generator_nor_the_ball_wheel_declare_nothi
         t = next(e for e in events if e.kind == "device_info")
         return events + [dataclasses.replace(t, seq=10**7, device="rx_display", payload={"paytable": "A"}),
                          dataclasses.replace(t, seq=10**7 + 1, device="rx_board", payload={"multipliers": [500]}),
-                         dataclasses.replace(t, seq=10**7 + 2, device="wheel_display", payload={"wheel": "single-zero"}),
+                         dataclasses.replace(t, seq=10**7 + 2, device="wheel_display",
+                                             payload={"wheel": "single-zero"}),
                          dataclasses.replace(t, seq=10**7 + 3, device="pocket_board", payload={"pockets": [1]})]
     r = judge(PaytableValues, table, setup_change=extra)
     assert (r.verdict, r.findings_total, r.rounds_examined) == ("pass", 0, ROUNDS)
@@ -1355,3 +1356,35 @@ def test_the_meter_of_the_roulette_wagering_device_is_the_one_judged(table):
         return [other] + events
     r = judge(ProgressiveMeter, table, setup_change=two_systems)
     assert (r.verdict, r.findings_total) == ("pass", 0)
+
+
+def test_the_wagers_placed_in_the_round_a_streak_ends_are_settled_in_it(table):
+    n = next(n for n, evs in sorted(table[1].items()) if sum(1 for e in evs if croupier("wager", kind="up")(e)) >= 2)
+    placed = [e for e in table[1][n] if croupier("wager", kind="up")(e)]
+    streak = _streak(table[1][n])
+    assert streak.payload["length"] == 1  # the starting number: box 1
+    ended = with_payload(streak, ended=True, end_reason="NOT_GREATER")
+    # Progressive Paytable 3, a streak of 1: Loss
+    settles = [dataclasses.replace(streak, seq=10**7 + i, kind="up_settle", payload={
+        "wager_id": w.payload["wager_id"], "seat": w.payload["seat"], "stake_cents": w.payload["stake_cents"],
+        "length": 1, "payout": "Loss", "returned_cents": 0}) for i, w in enumerate(placed)]
+    r = judge(UpSettlement, table, in_round(n, lambda evs: [ended if e.seq == streak.seq else e for e in evs]
+                                            + settles))
+    mine = [f for f in found(r) if f[0] == n]
+    assert mine == [] and r.rounds_examined == ROUNDS
+
+
+def test_each_settlement_finding_names_its_record(table):
+    settles = events_of(table[1], croupier("up_settle"))
+    n, s = settles[0]
+    twice = dataclasses.replace(s, seq=10**7)
+    r = judge(UpSettlement, table, in_round(n, lambda evs: evs + [twice]))
+    assert found(r) == [(n, twice.seq, f"{s.payload['wager_id']} settled twice")]
+    m_on, on = next((m, e) for m, e in events_of(table[1], croupier("streak")) if not e.payload["ended"] and m != n)
+    early = dataclasses.replace(s, seq=10**7 + 1)
+    r = judge(UpSettlement, table, in_round(m_on, lambda evs: evs + [early]))
+    assert found(r)[0] == (m_on, early.seq, f"{s.payload['wager_id']} settled while its streak goes on")
+    # a settlement of no wager of the streak before the round's others: they are judged still
+    stray = dataclasses.replace(s, seq=10**7 + 2, payload={**s.payload, "wager_id": "x-u1"})
+    r = judge(UpSettlement, table, in_round(n, lambda evs: [stray] + evs))
+    assert found(r) == [(n, stray.seq, "x-u1 settled but not a wager of this streak")]
