@@ -1388,3 +1388,45 @@ def test_each_settlement_finding_names_its_record(table):
     stray = dataclasses.replace(s, seq=10**7 + 2, payload={**s.payload, "wager_id": "x-u1"})
     r = judge(UpSettlement, table, in_round(n, lambda evs: [stray] + evs))
     assert found(r) == [(n, stray.seq, "x-u1 settled but not a wager of this streak")]
+
+
+def test_each_timing_finding_names_its_round_and_record(table):
+    n, w = events_of(table[1], croupier("wager", kind="up"))[0]
+    nmb = next(e for e in table[1][n] if croupier("no_more_bets")(e))
+    r = judge(UpWagerTiming, table, replace_event(w, with_payload(w, placed_s=nmb.sim_time)))
+    assert found(r) == [(n, w.seq, f"Roulette Up wager {w.payload['wager_id']} placed after \"no more bets\"")]
+    # two presses dropped in one round: each its finding, at its press
+    n2 = next(n for n, evs in sorted(table[1].items()) if sum(1 for e in evs if croupier("wager", kind="up")(e)) >= 2)
+    ups = [e for e in table[1][n2] if croupier("wager", kind="up")(e)][:2]
+    presses = [next(e for e in table[1][n2] if e.kind == "press" and e.payload["press_id"] == u.payload["press_id"])
+               for u in ups]
+    r = judge(UpWagerTiming, table, in_round(n2, lambda evs: [e for e in evs if e not in ups]))
+    assert found(r) == [(n2, p.seq, f"Roulette Up press {p.payload['press_id']} (seat {p.payload['seat']}) accepted "
+                                    "by the device before \"no more bets\" is neither a wager nor refused on record "
+                                    "(dropped)") for p in presses]
+    # a wager taken while the streak runs, at its record
+    n_run = next(m for m, e in events_of(table[1], croupier("streak")) if not e.payload["ended"])
+    late = dataclasses.replace(w, seq=10**7, payload={**w.payload, "wager_id": "late-u1"})
+    r = judge(UpWagerTiming, table, in_round(n_run + 1, lambda evs: evs + [late]))
+    assert [f[:2] for f in found(r) if f[2].startswith("Roulette Up wager late-u1 accepted")] == [(n_run + 1, late.seq)]
+
+
+def test_a_refusal_as_after_the_starting_number_with_no_streak_names_its_record(table):
+    n_end = next(m for m, e in events_of(table[1], croupier("streak")) if e.payload["ended"])
+    n = n_end + 1
+    w = next(e for e in table[1][n] if croupier("wager", kind="up")(e))
+    pid = w.payload["press_id"]
+    ref = dataclasses.replace(w, kind="wager_rejected", payload={
+        "kind": "up", "seat": w.payload["seat"], "press_id": pid, "stake_cents": w.payload["stake_cents"],
+        "reason": "the Roulette Up streak has started (§ 617b.4(d))"})
+    r = judge(UpWagerTiming, table, replace_event(w, ref))
+    assert (n, w.seq, f"press {pid} refused as after the starting number (§ 617b.4(d)); the streak tracker was "
+                      "empty") in found(r)
+
+
+def test_an_increment_twice_names_the_second(table):
+    n, inc = events_of(table[1], device("meter_increment"))[0]
+    again = dataclasses.replace(inc, seq=10**7)
+    r = judge(ProgressiveMeter, table, in_round(n, lambda evs: evs + [again]))
+    assert found(r)[0] == (n, again.seq, f"the meter incremented twice for press {inc.payload['press_id']}")
+    assert r.rounds_examined == ROUNDS
