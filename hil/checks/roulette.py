@@ -645,6 +645,19 @@ class UpSettlement(UpCheck):
         return "pass", f"{self.settled} Roulette Up wagers settled by {self.up['label']}", m
 
 
+def same_figure(declared: Any, row: int | str) -> bool:
+    """A meter figure a system declares is its row's, exactly (§ 617b.4(h)(2)): its decimal text read
+    as a fraction — 1000000, "1000000" and 1e6 are 1,000,000 cents and "0.18" is 9/50, but 1000000.5
+    is not 1,000,000 cents (never truncated to whole cents), and a figure that is no number (None,
+    a bool, "ten") is no row's."""
+    if declared is None or isinstance(declared, bool):
+        return False
+    try:
+        return Fraction(str(declared)) == Fraction(row)
+    except (ValueError, ZeroDivisionError):
+        return False
+
+
 class ProgressiveMeter(UpCheck):
     """§ 617b.4(h)(2): a progressive paytable's row gives the meter its "Seed/Reseed" (N× the
     progressive wager), its "Incrementation" and its "Reserve Rate"; § 617b.4(c): the meter is
@@ -707,8 +720,7 @@ class ProgressiveMeter(UpCheck):
             for key in ("seed_cents", "reseed_cents", "increment_rate", "reserve_rate"):
                 want = self.spec[key]
                 have = got.get(key)
-                same = have is not None and (Fraction(str(have)) == Fraction(want) if "rate" in key else int(have) == want)
-                if not same:
+                if not same_figure(have, want):
                     self.finding(0, None, f"the system's meter declares {key} {have}; {table.label}'s row "
                                  f"(§ 617b.4(h)(2)) on a {stake}-cent progressive wager is {want}")
             if got.get("reseed_from_reserve"):

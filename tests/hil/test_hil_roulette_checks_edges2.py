@@ -1430,3 +1430,19 @@ def test_an_increment_twice_names_the_second(table):
     r = judge(ProgressiveMeter, table, in_round(n, lambda evs: evs + [again]))
     assert found(r)[0] == (n, again.seq, f"the meter incremented twice for press {inc.payload['press_id']}")
     assert r.rounds_examined == ROUNDS
+
+
+def test_a_meter_declaring_a_fraction_of_a_cent_off_the_rows_seed_fails(table):
+    # the Seed/Reseed is 10,000 × the 100-cent wager: exactly 1,000,000 cents, not 1,000,000.5 truncated
+    r = judge(ProgressiveMeter, table, setup_change=_meter_rates(seed_cents=1000000.5, reseed_cents="1000000.5"))
+    assert found(r) == [(0, None, f"the system's meter declares {key} 1000000.5; Progressive Paytable 3's row "
+                                  "(§ 617b.4(h)(2)) on a 100-cent progressive wager is 1000000")
+                        for key in ("seed_cents", "reseed_cents")]
+    r = judge(ProgressiveMeter, table, setup_change=_meter_rates(seed_cents="1000000", reseed_cents=1e6))
+    assert (r.verdict, r.findings_total) == ("pass", 0)  # the same figure written otherwise
+    # a figure that is no number is no row's: a finding, not a check that breaks off
+    r = judge(ProgressiveMeter, table, setup_change=_meter_rates(seed_cents="ten", reserve_rate=True))
+    assert found(r) == [(0, None, "the system's meter declares seed_cents ten; Progressive Paytable 3's row "
+                                  "(§ 617b.4(h)(2)) on a 100-cent progressive wager is 1000000"),
+                        (0, None, "the system's meter declares reserve_rate True; Progressive Paytable 3's row "
+                                  "(§ 617b.4(h)(2)) on a 100-cent progressive wager is 1/25")]
