@@ -1446,3 +1446,61 @@ def test_a_meter_declaring_a_fraction_of_a_cent_off_the_rows_seed_fails(table):
                                   "(§ 617b.4(h)(2)) on a 100-cent progressive wager is 1000000"),
                         (0, None, "the system's meter declares reserve_rate True; Progressive Paytable 3's row "
                                   "(§ 617b.4(h)(2)) on a 100-cent progressive wager is 1/25")]
+
+
+# --------------------------------------------------------------------------- each straight finding's record
+def test_each_straight_finding_names_its_round_and_record(table):
+    rounds = table[1]
+    n, c = events_of(rounds, croupier("collect", kind="straight"))[0]
+    r = judge(StraightPayouts, table, in_round(n, lambda evs: evs + [dataclasses.replace(c, seq=10**7)]))
+    assert found(r) == [(n, 10**7, f"wager {c.payload['wager_id']} settled twice")]
+    assert r.rounds_examined == ROUNDS
+    stray = dataclasses.replace(c, seq=10**7, payload={**c.payload, "wager_id": "x-1"})
+    r = judge(StraightPayouts, table, in_round(n, lambda evs: evs + [stray]))
+    assert found(r) == [(n, stray.seq, "x-1 settled but never accepted")]
+    w = next(e for e in rounds[n] if croupier("wager")(e) and e.payload["wager_id"] == c.payload["wager_id"])
+    end = next(e for e in rounds[n] if croupier("round_end")(e))
+    r = judge(StraightPayouts, table, in_round(n, lambda evs: [e for e in evs if e.seq != c.seq]))
+    assert found(r) == [(n, w.seq, f"wager {c.payload['wager_id']} never settled")]
+    r = judge(StraightPayouts, table, in_round(n, lambda evs: [e for e in evs if not croupier("spin_valid")(e)]))
+    assert found(r) == [(n, end.seq, "round settled without a valid spin reported by the wheel")]
+
+
+def test_every_straight_of_a_round_is_judged_after_one_never_settled(table):
+    n, p = events_of(table[1], croupier("pay"))[0]
+    c = next(e for e in table[1][n] if croupier("collect", kind="straight")(e) and e.seq < p.seq)
+    s = p.payload["stake_cents"]
+    r = judge(StraightPayouts, table, in_round(n, lambda evs: [with_payload(e, win_cents=1) if e.seq == p.seq else e
+                                                               for e in evs if e.seq != c.seq]))
+    assert [m for _, _, m in found(r)] == [
+        f"wager {c.payload['wager_id']} never settled",
+        f"{p.payload['wager_id']}: {s} on {p.payload['number']} won at 30 to 1 = {30 * s}; paid 1 (30 to 1)"]
+
+
+def test_a_validated_spin_with_no_ball_reported_before_it_has_no_valid_ball(table):
+    n, ball = events_of(table[1], device("ball_result"))[0]
+    assert valid_ball(RoundView.of(n, [e for e in table[1][n] if e.seq != ball.seq])) is None
+
+
+# --------------------------------------------------------------------------- what a Roulette Up press is
+def test_only_roulette_up_presses_wagers_and_refusals_answer_a_roulette_up_press(table):
+    n, ref = next((n, e) for n, e in events_of(table[1], croupier("wager_rejected", kind="up"))
+                  if "617b.4(d)" in e.payload["reason"])
+    pid = ref.payload["press_id"]
+    press = next(e for e in table[1][n] if e.kind == "press" and e.payload["press_id"] == pid)
+    dropped = [(n, press.seq, f"Roulette Up press {pid} (seat {press.payload['seat']}) accepted by the device before "
+                              "\"no more bets\" is neither a wager nor refused on record (dropped)")]
+    # a refusal of another kind is no answer to a Roulette Up press
+    r = judge(UpWagerTiming, table, replace_event(ref, with_payload(ref, kind="straight")))
+    assert found(r) == dropped
+    # nor is a wager of another kind on that press
+    straight = dataclasses.replace(ref, kind="wager", payload={
+        "wager_id": "x-s1", "kind": "straight", "seat": press.payload["seat"], "number": 7, "press_id": pid,
+        "stake_cents": 100, "placed_s": press.payload["device_time_s"]})
+    r = judge(UpWagerTiming, table, replace_event(ref, straight))
+    assert found(r) == dropped
+    # a press of another spot is owed no Roulette Up answer
+    other = with_payload(press, spot="straight")
+    r = judge(UpWagerTiming, table, lambda m, evs: [other if e.seq == press.seq else e for e in evs
+                                                    if e.seq != ref.seq])
+    assert (r.verdict, r.findings_total) == ("pass", 0)
