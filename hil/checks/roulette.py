@@ -649,9 +649,7 @@ def same_figure(declared: Any, row: int | str) -> bool:
     """A meter figure a system declares is its row's, exactly (§ 617b.4(h)(2)): its decimal text read
     as a fraction — 1000000, "1000000" and 1e6 are 1,000,000 cents and "0.18" is 9/50, but 1000000.5
     is not 1,000,000 cents (never truncated to whole cents), and a figure that is no number (None,
-    a bool, "ten") is no row's."""
-    if declared is None or isinstance(declared, bool):
-        return False
+    True, "ten", "1/0") is no row's."""
     try:
         return Fraction(str(declared)) == Fraction(row)
     except (ValueError, ZeroDivisionError):

@@ -1441,8 +1441,11 @@ def test_a_meter_declaring_a_fraction_of_a_cent_off_the_rows_seed_fails(table):
     r = judge(ProgressiveMeter, table, setup_change=_meter_rates(seed_cents="1000000", reseed_cents=1e6))
     assert (r.verdict, r.findings_total) == ("pass", 0)  # the same figure written otherwise
     # a figure that is no number is no row's: a finding, not a check that breaks off
-    r = judge(ProgressiveMeter, table, setup_change=_meter_rates(seed_cents="ten", reserve_rate=True))
+    r = judge(ProgressiveMeter, table, setup_change=_meter_rates(seed_cents="ten", reseed_cents="1/0",
+                                                                 reserve_rate=True))
     assert found(r) == [(0, None, "the system's meter declares seed_cents ten; Progressive Paytable 3's row "
+                                  "(§ 617b.4(h)(2)) on a 100-cent progressive wager is 1000000"),
+                        (0, None, "the system's meter declares reseed_cents 1/0; Progressive Paytable 3's row "
                                   "(§ 617b.4(h)(2)) on a 100-cent progressive wager is 1000000"),
                         (0, None, "the system's meter declares reserve_rate True; Progressive Paytable 3's row "
                                   "(§ 617b.4(h)(2)) on a 100-cent progressive wager is 1/25")]
