@@ -1056,6 +1056,8 @@ def test_a_lockout_timed_from_the_wheels_announcement_says_so(follow):
     r = judge(UpLockout, follow, config=CheckConfig(lockout_budget_s=0.001))
     assert r.verdict == "fail" and r.findings_total > 0
     assert all(re.fullmatch(_LATE % "wheel's \"no more bets\"", m) for _, _, m in found(r))
+    accepted = {(n, e.seq) for n, evs in follow[1].items() for e in evs if e.kind == "press" and e.payload["accepted"]}
+    assert {f[:2] for f in found(r)} <= accepted  # each at the press recognised late
     # a round the wheel announced nothing in, or the rig commanded no lock-out in, is timed from the command
     n1 = min(follow[1])
 
